@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { count, durationMs, id, pageQuery, paged, successResponse, timestamp, LIMITS, truncate } from './common.js';
+
+export const RUN_STATUSES = ['running', 'passed', 'failed', 'cancelled'] as const;
+export const runStatus = z.enum(RUN_STATUSES);
+export const runCreateStatus = z.enum(['running', 'passed', 'failed']);
+
+const meta = z.string().max(10_000).transform((v) => truncate(v, LIMITS.titleChars * 4));
+const shortMeta = z.string().max(2_000);
+const stringList = z.array(z.string().min(1).max(LIMITS.nameChars)).max(100);
+
+export const runCreate = z
+  .object({
+    projectId: id,
+    status: runCreateStatus,
+    branch: shortMeta.optional(),
+    commitSha: z.string().max(100).optional(),
+    commitMessage: meta.optional(),
+    commitAuthor: shortMeta.optional(),
+    ciProvider: z.string().max(100).optional(),
+    ciBuildId: shortMeta.optional(),
+    ciBuildUrl: shortMeta.optional(),
+    frameworkVersion: z.string().max(100).optional(),
+    workers: z.number().int().min(1).optional(),
+    shardCurrent: z.number().int().min(1).optional(),
+    shardTotal: z.number().int().min(1).optional(),
+    browser: z.string().max(200).optional(),
+    os: z.string().max(200).optional(),
+    viewport: z.string().regex(/^\d{1,5}x\d{1,5}$/, 'must be <width>x<height>').optional(),
+    hostname: z.string().max(255).optional(),
+    runTitle: meta.optional(),
+    tags: stringList.optional(),
+    grepPatterns: z.array(z.string().max(2_000)).max(100).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.shardCurrent !== undefined && v.shardTotal === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['shardTotal'], message: 'required with shardCurrent', params: { reason: 'required' } });
+    }
+    if (v.shardCurrent !== undefined && v.shardTotal !== undefined && v.shardCurrent > v.shardTotal) {
+      ctx.addIssue({ code: 'custom', path: ['shardCurrent'], message: 'must be ≤ shardTotal', params: { reason: 'out_of_range' } });
+    }
+  });
+export type RunCreate = z.input<typeof runCreate>;
+
+const nullableString = z.string().nullable();
+const nullableNumber = z.number().nullable();
+
+export const runCounts = {
+  totalTests: z.number().int(),
+  passedTests: z.number().int(),
+  failedTests: z.number().int(),
+  skippedTests: z.number().int(),
+  flakyTests: z.number().int(),
+};
+
+export const run = z.object({
+  id,
+  projectId: id,
+  status: runStatus,
+  branch: nullableString,
+  commitSha: nullableString,
+  commitMessage: nullableString,
+  commitAuthor: nullableString,
+  ciProvider: nullableString,
+  ciBuildId: nullableString,
+  ciBuildUrl: nullableString,
+  frameworkVersion: nullableString,
+  workers: nullableNumber,
+  shardCurrent: nullableNumber,
+  shardTotal: nullableNumber,
+  browser: nullableString,
+  os: nullableString,
+  viewport: nullableString,
+  hostname: nullableString,
+  runTitle: nullableString,
+  tags: z.array(z.string()),
+  grepPatterns: z.array(z.string()),
+  ...runCounts,
+  passRate: z.number(),
+  duration: nullableNumber,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export type Run = z.infer<typeof run>;
+
+export const runCreated = run.pick({
+  id: true, projectId: true, status: true, branch: true, commitSha: true, commitMessage: true, commitAuthor: true,
+  ciProvider: true, ciBuildId: true, ciBuildUrl: true, frameworkVersion: true, workers: true, browser: true, os: true,
+  createdAt: true, updatedAt: true,
+});
+
+export const runListItem = run.pick({
+  id: true, projectId: true, status: true, branch: true, commitSha: true, totalTests: true, passedTests: true,
+  failedTests: true, skippedTests: true, flakyTests: true, passRate: true, duration: true, createdAt: true,
+});
+export type RunListItem = z.infer<typeof runListItem>;
+
+export const runListQuery = z.object({
+  projectId: id,
+  status: runStatus.optional(),
+  branch: z.string().max(2_000).optional(),
+  ...pageQuery,
+});
+export type RunListQuery = z.input<typeof runListQuery>;
+export const runList = paged(runListItem);
+
+export const runUpdate = z.object({
+  status: runStatus.optional(),
+  totalTests: count.optional(),
+  passedTests: count.optional(),
+  failedTests: count.optional(),
+  skippedTests: count.optional(),
+  flakyTests: count.optional(),
+  duration: durationMs.optional(),
+});
+export type RunUpdate = z.input<typeof runUpdate>;
+
+export const runUpdated = run.pick({
+  id: true, status: true, totalTests: true, passedTests: true, failedTests: true, skippedTests: true,
+  flakyTests: true, duration: true, updatedAt: true,
+});
+
+export const runDeleted = successResponse;

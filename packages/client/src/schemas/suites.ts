@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { id, LIMITS, timestamp, title } from './common.js';
+
+export const suiteUpsert = z.object({
+  runId: id,
+  projectId: id,
+  title,
+  filePath: z.string().max(LIMITS.titleChars).optional(),
+  parentSuiteId: id.nullable().optional(),
+});
+export type SuiteUpsert = z.input<typeof suiteUpsert>;
+
+export const suite = z.object({
+  id,
+  runId: id,
+  projectId: id,
+  title: z.string(),
+  filePath: z.string().nullable(),
+  parentSuiteId: id.nullable(),
+  createdAt: timestamp,
+});
+export type Suite = z.infer<typeof suite>;
+
+export interface SuiteNode {
+  id: string;
+  title: string;
+  filePath: string | null;
+  parentSuiteId: string | null;
+  createdAt: string;
+  children: SuiteNode[];
+}
+export const suiteNode: z.ZodType<SuiteNode> = z.lazy(() =>
+  z.object({
+    id,
+    title: z.string(),
+    filePath: z.string().nullable(),
+    parentSuiteId: id.nullable(),
+    createdAt: timestamp,
+    children: z.array(suiteNode),
+  }),
+);
+export const suiteListQuery = z.object({ runId: id, projectId: id });
+export type SuiteListQuery = z.input<typeof suiteListQuery>;
+export const suiteTree = z.object({ data: z.array(suiteNode) });

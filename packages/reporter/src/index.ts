@@ -1,0 +1,2 @@
+// Placeholder: the reporter issue builds the Playwright reporter.
+export {};

@@ -1,0 +1,7 @@
+import type { Deps } from '../deps.js';
+
+// Placeholder: filled in by the issue that builds this resource.
+export function createAccountService(deps: Deps) {
+  void deps;
+  return {};
+}

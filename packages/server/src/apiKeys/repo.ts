@@ -1,0 +1,26 @@
+import type { Db } from '../db/database.js';
+import type { ApiKeysTable } from '../db/schema.js';
+
+export function createApiKeyRepo(db: Db) {
+  return {
+    async insert(row: ApiKeysTable) {
+      await db.insertInto('api_keys').values(row).execute();
+    },
+    findByHash(keyHash: string) {
+      return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    },
+    findById(id: string) {
+      return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    listByProject(projectId: string) {
+      return db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').execute();
+    },
+    async update(id: string, patch: Partial<Pick<ApiKeysTable, 'is_active' | 'updated_at' | 'last_used_at'>>) {
+      await db.updateTable('api_keys').set(patch).where('id', '=', id).execute();
+    },
+    async delete(id: string) {
+      await db.deleteFrom('api_keys').where('id', '=', id).execute();
+    },
+  };
+}
+export type ApiKeyRepo = ReturnType<typeof createApiKeyRepo>;

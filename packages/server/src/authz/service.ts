@@ -1,0 +1,54 @@
+import type { TeamRole } from '@testreport/client/schemas';
+import { ForbiddenError, NotFoundError } from '../lib/errors.js';
+import { apiKeyAllows, roleAllows, type Action } from './policy.js';
+import type { Principal } from './principal.js';
+import type { AuthzRepo } from './repo.js';
+
+/**
+ * How the scope was named: `param` = an explicit projectId/teamId in the query or body (out of
+ * reach → 403); `resource` = derived from a resource id in the path (out of reach → 404, so the
+ * resource's existence is not leaked). Decisions §3.
+ */
+export type ScopeVia = 'param' | 'resource';
+
+export interface ProjectAccess {
+  projectId: string;
+  teamId: string;
+  /** The user's team role; null for an API key. */
+  role: TeamRole | null;
+}
+
+export function createAuthz(repo: AuthzRepo) {
+  const outOfReach = (via: ScopeVia, what: string) => (via === 'param' ? new ForbiddenError(`You have no access to this ${what}`) : new NotFoundError(what === 'project' ? 'Project' : 'Team'));
+
+  return {
+    /** Throws unless the principal may perform `action` on the project. */
+    async project(principal: Principal, projectId: string, action: Action, via: ScopeVia, what = 'project'): Promise<ProjectAccess> {
+      if (principal.kind === 'apiKey') {
+        if (principal.projectId !== projectId) throw via === 'param' ? new ForbiddenError('This API key is scoped to another project') : new NotFoundError(capital(what));
+        if (!apiKeyAllows(action)) throw new ForbiddenError('API keys cannot perform this action; sign in as a team admin');
+        const scope = await repo.projectRole(projectId, '');
+        if (!scope) throw new NotFoundError('Project');
+        return { projectId, teamId: scope.teamId, role: null };
+      }
+      if (principal.kind !== 'user') throw new ForbiddenError();
+      const scope = await repo.projectRole(projectId, principal.userId);
+      if (!scope || !scope.role) throw via === 'param' ? new ForbiddenError('You have no access to this project') : new NotFoundError(capital(what));
+      if (!roleAllows(scope.role, action)) throw new ForbiddenError(`Your role (${scope.role}) does not allow this action`);
+      return { projectId, teamId: scope.teamId, role: scope.role };
+    },
+
+    /** Throws unless the principal (a user) may perform `action` on the team. Returns the role. */
+    async team(principal: Principal, teamId: string, action: Action, via: ScopeVia): Promise<TeamRole> {
+      if (principal.kind === 'apiKey') throw via === 'param' ? new ForbiddenError('API keys cannot act on teams') : new NotFoundError('Team');
+      if (principal.kind !== 'user') throw new ForbiddenError();
+      const role = await repo.teamRole(teamId, principal.userId);
+      if (!role) throw outOfReach(via, 'team');
+      if (!roleAllows(role, action)) throw new ForbiddenError(`Your role (${role}) does not allow this action`);
+      return role;
+    },
+  };
+}
+export type Authz = ReturnType<typeof createAuthz>;
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

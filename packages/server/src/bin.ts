@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
+import { Command, InvalidArgumentError } from 'commander';
+import { createApp } from './app.js';
+import type { ConfigInput } from './config.js';
+import { startServer } from './server.js';
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number 0–65535');
+  return n;
+};
+
+interface ServeOptions { port?: number; host?: string; dataDir?: string; databaseUrl?: string; tlsCert?: string; tlsKey?: string; firstRun: boolean }
+
+const program = new Command('reporter-server')
+  .description('testreport server: stores and serves test runs, results, flakiness, artifacts and webhooks')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('start the server (flags override TESTREPORT_* environment variables)')
+  .option('--port <port>', 'port to listen on; 0 picks a free port (TESTREPORT_PORT, default 4000)', port)
+  .option('--host <host>', 'address to bind (TESTREPORT_HOST, default 127.0.0.1)')
+  .option('--data-dir <dir>', 'where the database and artifacts live (TESTREPORT_DATA_DIR, default ./.testreport)')
+  .option('--database-url <url>', 'database (TESTREPORT_DATABASE_URL; default SQLite in the data dir)')
+  .option('--tls-cert <file>', 'serve HTTPS with this certificate (TESTREPORT_TLS_CERT)')
+  .option('--tls-key <file>', 'private key for --tls-cert (TESTREPORT_TLS_KEY)')
+  .option('--no-first-run', 'do not create the first owner, team, project and API key on an empty database')
+  .action(async (opts: ServeOptions) => {
+    const input: ConfigInput = { port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey };
+    const server = await startServer(input);
+    if (opts.firstRun && (await server.services.bootstrap.isEmpty())) {
+      const password = randomBytes(12).toString('base64url');
+      const r = await server.services.bootstrap.init({ email: 'owner@localhost', password, team: 'My Team', project: 'My Project', keyName: 'first-run' });
+      process.stdout.write(
+        [
+          '',
+          'First run: created an owner, a team, a project and an API key. They are shown only once:',
+          `  sign in      ${r.email} / ${password}`,
+          `  team         ${r.teamId}`,
+          `  project      ${r.projectId}`,
+          `  API key      ${r.apiKey}`,
+          '',
+          'Report a Playwright run:',
+          `  TESTREPORT_URL=${server.url} TESTREPORT_API_KEY=${r.apiKey} npx playwright test`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+    process.stdout.write(`testreport listening on ${server.url}\n`);
+    const shutdown = async (signal: string) => {
+      process.stderr.write(`received ${signal}, shutting down\n`);
+      try {
+        await server.close();
+        process.exit(0);
+      } catch (err) {
+        process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      }
+    };
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  });
+
+program
+  .command('init')
+  .description('create (idempotently) a verified owner, a team, a project and one new API key, and print them')
+  .requiredOption('--email <email>', 'owner e-mail')
+  .requiredOption('--password <password>', 'owner password (8–256 characters)')
+  .option('--team <name>', 'team name', 'My Team')
+  .option('--project <name>', 'project name', 'My Project')
+  .option('--data-dir <dir>', 'data directory (TESTREPORT_DATA_DIR, default ./.testreport)')
+  .option('--database-url <url>', 'database (TESTREPORT_DATABASE_URL)')
+  .option('--json', 'print {userId, teamId, projectId, apiKey} as JSON')
+  .action(async (opts: { email: string; password: string; team: string; project: string; dataDir?: string; databaseUrl?: string; json?: boolean }) => {
+    if (opts.password.length < 8 || opts.password.length > 256) {
+      process.stderr.write('error: --password must be 8–256 characters\n');
+      process.exit(2);
+    }
+    const app = await createApp({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, backgroundJobs: false, logger: { error() {}, warn() {}, info() {}, debug() {} } });
+    try {
+      const r = await app.services.bootstrap.init({ email: opts.email, password: opts.password, team: opts.team, project: opts.project });
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ userId: r.userId, teamId: r.teamId, projectId: r.projectId, apiKey: r.apiKey }) + '\n');
+      } else {
+        process.stdout.write(
+          [`owner     ${r.email} (${r.userId})${r.created.user ? '' : ' (existing)'}`, `team      ${r.teamId}`, `project   ${r.projectId}`, `API key   ${r.apiKey}`, 'Store the API key now: it is not shown again.'].join('\n') + '\n',
+        );
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+program.parseAsync().catch((err: Error) => {
+  process.stderr.write(`error: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createLogger, type Logger } from './lib/logger.js';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string;
+  /** {app_url}. Filled in after listening when not given, so port 0 works. */
+  publicUrl: string;
+  /** {storage_url}; defaults to {app_url}/storage. */
+  storageUrl: string;
+  secret: string;
+  signedUrlTtlSeconds: number;
+  rateLimits: boolean;
+  webhookAllowPrivate: boolean;
+  webhookRetryBaseMs: number;
+  webhookTimeoutMs: number;
+  smtpUrl: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** Injectable clock: retention, expiry and rate-limit tests move time without sleeping. */
+  now: () => Date;
+  logger: Logger;
+  /** Background work (retention sweeper, webhook worker). Tests may turn it off and drive it by hand. */
+  backgroundJobs: boolean;
+}
+
+export type ConfigInput = Partial<Omit<ServerConfig, 'publicUrl' | 'storageUrl'>> & { publicUrl?: string; storageUrl?: string };
+
+const flag = (v: string | undefined, dflt: boolean) => (v === undefined || v === '' ? dflt : ['1', 'true', 'on', 'yes'].includes(v.toLowerCase()));
+const num = (v: string | undefined, dflt: number) => (v === undefined || v === '' ? dflt : Number(v));
+const trimSlash = (u: string) => u.replace(/\/+$/, '');
+
+/** Explicit options win over TESTREPORT_* environment variables, which win over defaults (decisions §2). */
+export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const dataDir = resolve(input.dataDir ?? env.TESTREPORT_DATA_DIR ?? './.testreport');
+  mkdirSync(dataDir, { recursive: true });
+  const port = input.port ?? num(env.TESTREPORT_PORT, 4000);
+  const host = input.host ?? env.TESTREPORT_HOST ?? '127.0.0.1';
+  const publicUrl = trimSlash(input.publicUrl ?? env.TESTREPORT_PUBLIC_URL ?? (port === 0 ? '' : `http://localhost:${port}`));
+  const storageUrl = trimSlash(input.storageUrl ?? env.TESTREPORT_STORAGE_URL ?? '');
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl: input.databaseUrl ?? env.TESTREPORT_DATABASE_URL ?? join(dataDir, 'testreport.db'),
+    publicUrl,
+    storageUrl,
+    secret: input.secret ?? env.TESTREPORT_SECRET ?? loadOrCreateSecret(dataDir),
+    signedUrlTtlSeconds: input.signedUrlTtlSeconds ?? num(env.TESTREPORT_SIGNED_URL_TTL_SECONDS, 3600),
+    rateLimits: input.rateLimits ?? (env.TESTREPORT_RATE_LIMITS ?? 'on') !== 'off',
+    webhookAllowPrivate: input.webhookAllowPrivate ?? flag(env.TESTREPORT_WEBHOOK_ALLOW_PRIVATE, false),
+    webhookRetryBaseMs: input.webhookRetryBaseMs ?? num(env.TESTREPORT_WEBHOOK_RETRY_BASE_MS, 10_000),
+    webhookTimeoutMs: input.webhookTimeoutMs ?? num(env.TESTREPORT_WEBHOOK_TIMEOUT_MS, 10_000),
+    smtpUrl: input.smtpUrl ?? env.TESTREPORT_SMTP_URL ?? null,
+    tlsCert: input.tlsCert ?? env.TESTREPORT_TLS_CERT ?? null,
+    tlsKey: input.tlsKey ?? env.TESTREPORT_TLS_KEY ?? null,
+    now: input.now ?? (() => new Date()),
+    logger: input.logger ?? createLogger(),
+    backgroundJobs: input.backgroundJobs ?? true,
+  };
+}
+
+/** {storage_url} with its default applied (it depends on {app_url}, known only after listening). */
+export const storageUrlOf = (c: ServerConfig) => c.storageUrl || `${c.publicUrl}/storage`;
+export const baseUrlOf = (c: ServerConfig) => `${c.publicUrl}/api/v1`;
+
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}

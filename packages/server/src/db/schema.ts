@@ -1,0 +1,62 @@
+import type { Generated } from 'kysely';
+
+/** Row types of the database, as Kysely sees them. Booleans are 0/1 integers for portability. */
+type Bool = number;
+
+export interface UsersTable { id: string; email: string; name: string; password_hash: string; email_verified_at: string | null; avatar_url: string | null; created_at: string; updated_at: string }
+export interface SessionsTable { id: string; user_id: string; token_hash: string; created_at: string; expires_at: string }
+export interface EmailTokensTable { id: string; user_id: string; kind: 'verify' | 'reset'; token_hash: string; expires_at: string; used_at: string | null; created_at: string }
+export interface TeamsTable { id: string; name: string; created_at: string; updated_at: string }
+export interface TeamMembersTable { id: string; team_id: string; user_id: string; role: string; joined_at: string }
+export interface InvitationsTable { id: string; team_id: string; email: string; role: string; status: string; token_hash: string; invited_by: string | null; expires_at: string; accepted_at: string | null; created_at: string; updated_at: string }
+export interface ProjectsTable { id: string; team_id: string; name: string; created_at: string; updated_at: string }
+export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; updated_at: string }
+export interface ApiKeysTable { id: string; project_id: string; name: string; key_hash: string; last4: string; is_active: Bool; expires_at: string | null; last_used_at: string | null; created_by: string | null; created_at: string; updated_at: string }
+export interface RunsTable {
+  id: string; project_id: string; status: string; branch: string | null; commit_sha: string | null; commit_message: string | null;
+  commit_author: string | null; ci_provider: string | null; ci_build_id: string | null; ci_build_url: string | null;
+  framework_version: string | null; workers: number | null; shard_current: number | null; shard_total: number | null;
+  browser: string | null; os: string | null; viewport: string | null; hostname: string | null; run_title: string | null;
+  tags: Generated<string>; grep_patterns: Generated<string>;
+  total_tests: number | null; passed_tests: number | null; failed_tests: number | null; skipped_tests: number | null; flaky_tests: number | null;
+  duration: number | null; finished_at: string | null; created_at: string; updated_at: string;
+}
+export interface TestSuitesTable { id: string; run_id: string; project_id: string; title: string; file_path: Generated<string>; parent_suite_id: string | null; created_at: string; updated_at: string }
+export interface TestCasesTable {
+  id: string; project_id: string; file_path: Generated<string>; full_title: string; title: string; latest_test_id: string | null;
+  is_quarantined: Generated<Bool>; quarantined_at: string | null; quarantine_source: string | null;
+  flakiness_score: Generated<number>; total_runs: Generated<number>; flaky_runs: Generated<number>; last_flaky_at: string | null;
+  stats_dirty: Generated<Bool>; created_at: string; updated_at: string;
+}
+export interface TestsTable {
+  id: string; run_id: string; project_id: string; case_id: string; title: string; full_title: string; file_path: string | null;
+  line_number: number | null; status: string; duration: number; retries: Generated<number>; attempt: Generated<number>;
+  is_flaky: Generated<Bool>; tags: string | null; annotations: string | null; error: string | null; error_message: string | null;
+  steps: string | null; stdout: string | null; stderr: string | null; branch: string | null; commit_sha: string | null; created_at: string;
+}
+export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
+export interface WebhooksTable { id: string; project_id: string; url: string; events: string; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }
+export interface WebhookDeliveriesTable { id: string; webhook_id: string; project_id: string; event: string; payload: string; status: string; attempt_count: Generated<number>; next_attempt_at: string | null; locked_until: string | null; created_at: string; updated_at: string }
+export interface WebhookAttemptsTable { id: string; delivery_id: string; attempt: number; status_code: number | null; error: string | null; duration_ms: number; created_at: string }
+export interface IdempotencyKeysTable { id: string; scope: string; key: string; method: string; path: string; request_hash: string; status_code: number | null; response_body: string | null; created_at: string }
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  email_tokens: EmailTokensTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  invitations: InvitationsTable;
+  projects: ProjectsTable;
+  project_settings: ProjectSettingsTable;
+  api_keys: ApiKeysTable;
+  runs: RunsTable;
+  test_suites: TestSuitesTable;
+  test_cases: TestCasesTable;
+  tests: TestsTable;
+  artifacts: ArtifactsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

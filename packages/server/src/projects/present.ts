@@ -1,0 +1,12 @@
+import type { Project, ProjectSettings } from '@testreport/client/schemas';
+import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
+import { bool } from '../lib/json.js';
+
+export const toProject = (r: ProjectsTable): Project => ({ id: r.id, name: r.name, teamId: r.team_id, createdAt: r.created_at, updatedAt: r.updated_at });
+export const toSettings = (r: ProjectSettingsTable): ProjectSettings => ({
+  projectId: r.project_id,
+  dataRetentionDays: r.data_retention_days,
+  flakinessThreshold: r.flakiness_threshold,
+  autoQuarantineEnabled: bool(r.auto_quarantine_enabled),
+  updatedAt: r.updated_at,
+});

@@ -1,0 +1,43 @@
+import { SETTINGS_DEFAULTS } from '@testreport/client/schemas';
+import type { Db } from '../db/database.js';
+import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
+
+export function createProjectRepo(db: Db) {
+  return {
+    /** A project is always created with its settings row, in one transaction. */
+    async insert(project: ProjectsTable) {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('projects').values(project).execute();
+        await trx
+          .insertInto('project_settings')
+          .values({
+            project_id: project.id,
+            data_retention_days: SETTINGS_DEFAULTS.dataRetentionDays,
+            flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
+            auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
+            updated_at: project.created_at,
+          })
+          .execute();
+      });
+    },
+    findById(id: string) {
+      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    listByTeam(teamId: string) {
+      return db.selectFrom('projects').selectAll().where('team_id', '=', teamId).orderBy('id', 'desc').execute();
+    },
+    async update(id: string, patch: Partial<Pick<ProjectsTable, 'name' | 'updated_at'>>) {
+      await db.updateTable('projects').set(patch).where('id', '=', id).execute();
+    },
+    async delete(id: string) {
+      await db.deleteFrom('projects').where('id', '=', id).execute();
+    },
+    findSettings(projectId: string) {
+      return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+    },
+    async updateSettings(projectId: string, patch: Partial<Omit<ProjectSettingsTable, 'project_id'>>) {
+      await db.updateTable('project_settings').set(patch).where('project_id', '=', projectId).execute();
+    },
+  };
+}
+export type ProjectRepo = ReturnType<typeof createProjectRepo>;

@@ -1,0 +1,7 @@
+import type { BackgroundJob, Deps } from '../deps.js';
+
+// Placeholder: the results issue builds the retention sweeper.
+export function createRetentionService(deps: Deps): { job?: BackgroundJob } {
+  void deps;
+  return {};
+}

@@ -1,0 +1,60 @@
+import { createAccountService } from './accounts/service.js';
+import { createSessionRepo } from './accounts/sessionRepo.js';
+import { createSessionService } from './accounts/sessions.js';
+import { createUserRepo } from './accounts/userRepo.js';
+import { createApiKeyRepo } from './apiKeys/repo.js';
+import { createApiKeyService } from './apiKeys/service.js';
+import { createArtifactService } from './artifacts/service.js';
+import { createBootstrapService } from './bootstrap/service.js';
+import type { BackgroundJob, Deps } from './deps.js';
+import { createFlakinessService } from './flakiness/service.js';
+import { createRateLimiter } from './http/rateLimit.js';
+import { createIdempotencyRepo } from './idempotency/repo.js';
+import { createIdempotencyService } from './idempotency/service.js';
+import { createMeService } from './me/service.js';
+import { createMemberService } from './members/service.js';
+import { createProjectRepo } from './projects/repo.js';
+import { createProjectService } from './projects/service.js';
+import { createRetentionService } from './retention/service.js';
+import { createRunService } from './runs/service.js';
+import { createSuiteService } from './suites/service.js';
+import { createTeamRepo } from './teams/repo.js';
+import { createTeamService } from './teams/service.js';
+import { createTestService } from './tests/service.js';
+import { createWebhookService } from './webhooks/service.js';
+
+/** Builds every service once per app. Routes reach services only through this object. */
+export function createServices(deps: Deps) {
+  const { db, config } = deps;
+  const users = createUserRepo(db);
+  const teamRepo = createTeamRepo(db);
+  const projectRepo = createProjectRepo(db);
+  const sessions = createSessionService(createSessionRepo(db), config);
+  const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
+  const retention = createRetentionService(deps);
+  const webhooks = createWebhookService(deps);
+
+  const services = {
+    deps,
+    sessions,
+    apiKeys,
+    accounts: createAccountService(deps),
+    teams: createTeamService(deps),
+    members: createMemberService(deps),
+    projects: createProjectService(deps),
+    runs: createRunService(deps),
+    tests: createTestService(deps),
+    suites: createSuiteService(deps),
+    flakiness: createFlakinessService(deps),
+    artifacts: createArtifactService(deps),
+    webhooks,
+    retention,
+    me: createMeService({ users, teams: teamRepo, projects: projectRepo }),
+    bootstrap: createBootstrapService({ db, config, users, teams: teamRepo, projects: projectRepo, apiKeys }),
+    idempotency: createIdempotencyService(createIdempotencyRepo(db), config),
+    rateLimiter: createRateLimiter(config.now),
+    jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
+  };
+  return services;
+}
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,34 @@
+import type { TeamRole } from '@testreport/client/schemas';
+import type { Db } from '../db/database.js';
+import type { TeamMembersTable, TeamsTable } from '../db/schema.js';
+
+export function createTeamRepo(db: Db) {
+  return {
+    async insert(team: TeamsTable, owner: TeamMembersTable) {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('teams').values(team).execute();
+        await trx.insertInto('team_members').values(owner).execute();
+      });
+    },
+    findById(id: string) {
+      return db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** Teams a user belongs to, with the user's role, oldest first. */
+    listForUser(userId: string) {
+      return db
+        .selectFrom('teams as t')
+        .innerJoin('team_members as tm', 'tm.team_id', 't.id')
+        .select(['t.id', 't.name', 't.created_at', 't.updated_at', 'tm.role'])
+        .where('tm.user_id', '=', userId)
+        .orderBy('t.id', 'asc')
+        .execute() as Promise<Array<TeamsTable & { role: TeamRole }>>;
+    },
+    async update(id: string, patch: Partial<Pick<TeamsTable, 'name' | 'updated_at'>>) {
+      await db.updateTable('teams').set(patch).where('id', '=', id).execute();
+    },
+    async delete(id: string) {
+      await db.deleteFrom('teams').where('id', '=', id).execute();
+    },
+  };
+}
+export type TeamRepo = ReturnType<typeof createTeamRepo>;

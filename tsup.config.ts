@@ -1,0 +1,47 @@
+import { defineConfig, type Options } from 'tsup';
+
+// One build for the whole monorepo. The client builds first (others import its dist at runtime);
+// only the packages users import from TypeScript get declaration files.
+const common: Options = {
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  sourcemap: true,
+  clean: true,
+  splitting: false,
+  tsconfig: 'tsconfig.build.json',
+  // Dependencies stay in node_modules; each package lists its own.
+  skipNodeModulesBundle: true,
+};
+
+export default defineConfig([
+  {
+    ...common,
+    name: 'client',
+    entry: { index: 'packages/client/src/index.ts', 'schemas/index': 'packages/client/src/schemas/index.ts' },
+    outDir: 'packages/client/dist',
+    dts: true,
+  },
+  {
+    ...common,
+    name: 'server',
+    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts' },
+    outDir: 'packages/server/dist',
+    external: ['@testreport/client', '@testreport/client/schemas'],
+  },
+  {
+    ...common,
+    name: 'reporter',
+    entry: { index: 'packages/reporter/src/index.ts' },
+    outDir: 'packages/reporter/dist',
+    external: ['@testreport/client', '@testreport/client/schemas', '@playwright/test'],
+    dts: true,
+  },
+  {
+    ...common,
+    name: 'cli',
+    entry: { bin: 'packages/cli/src/bin.ts' },
+    outDir: 'packages/cli/dist',
+    external: ['@testreport/client', '@testreport/client/schemas'],
+  },
+]);

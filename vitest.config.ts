@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against sources; the end-to-end tests that spawn binaries use the built dist.
+    alias: [
+      { find: /^@testreport\/client\/schemas$/, replacement: src('./packages/client/src/schemas/index.ts') },
+      { find: /^@testreport\/client$/, replacement: src('./packages/client/src/index.ts') },
+      { find: /^@testreport\/server$/, replacement: src('./packages/server/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    env: { TESTREPORT_LOG: 'silent' },
+  },
+});
