@@ -19,9 +19,14 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function reasonOf(issue: z.core.$ZodIssue, data: unknown): ValidationReason {
+  // An absent value is "required" whatever the schema expected there (type, enum member, union).
+  const absent = valueAt(data, issue.path) === undefined;
   switch (issue.code) {
     case 'invalid_type':
-      return valueAt(data, issue.path) === undefined ? 'required' : 'invalid_type';
+      return absent ? 'required' : 'invalid_type';
+    case 'invalid_value':
+    case 'invalid_union':
+      return absent ? 'required' : 'invalid_value';
     case 'too_big':
       return issue.origin === 'string' ? 'too_long' : 'out_of_range';
     case 'too_small':
