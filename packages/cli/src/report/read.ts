@@ -1,0 +1,27 @@
+import { readJunit } from './junit.js';
+import type { ReportInputs } from './inputs.js';
+import { metaOf, reportDirOf, specToRecords, walkPlaywright } from './playwright.js';
+import type { ReportRecord } from './types.js';
+
+export interface ReadOptions {
+  multiProject: boolean;
+}
+
+/** Every record of every input file, in a stable order (the order idempotency keys are derived from). */
+export async function* readReport(inputs: ReportInputs, opts: ReadOptions): AsyncGenerator<ReportRecord> {
+  for (const file of inputs.files) {
+    if (inputs.kind === 'junit') {
+      yield* readJunit(file);
+      continue;
+    }
+    const reportDir = reportDirOf(file);
+    for await (const ev of walkPlaywright(file)) {
+      if (ev.kind === 'spec') yield* specToRecords(ev.event, { multiProject: opts.multiProject, reportDir });
+      else {
+        const meta = metaOf(ev);
+        if (meta) yield meta;
+      }
+    }
+  }
+}
+
