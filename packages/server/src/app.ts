@@ -55,7 +55,9 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
     if (config.publicUrl.startsWith('https://')) c.header('Strict-Transport-Security', 'max-age=31536000');
     await next();
   });
-  app.use(`${API_PREFIX}/*`, bodyLimit({ maxSize: MAX_JSON_BODY, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) }));
+  const jsonBodyLimit = bodyLimit({ maxSize: MAX_JSON_BODY, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) });
+  // Uploads stream past this limit on purpose: the route enforces each artifact type's own cap while streaming.
+  app.use(`${API_PREFIX}/*`, (c, next) => (c.req.path === `${API_PREFIX}/upload` ? next() : jsonBodyLimit(c, next)));
   app.use('/auth/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) }));
   app.get('/healthz', async (c) => {
     await db.selectFrom('users').select('id').limit(1).execute();

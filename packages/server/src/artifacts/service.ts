@@ -1,7 +1,98 @@
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import type { Artifact, ArtifactListQuery, UploadFields } from '@testreport/client/schemas';
+import type { Principal } from '../authz/principal.js';
+import type { ArtifactsTable } from '../db/schema.js';
 import type { Deps } from '../deps.js';
+import { NotFoundError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { sanitizeFileName } from './fileName.js';
+import { createArtifactInspector } from './inspectStream.js';
+import { createArtifactRepo } from './repo.js';
+import { signArtifactUrl } from './signing.js';
+import { runPrefix } from './store.js';
 
-// Placeholder: filled in by the issue that builds this resource.
+export const artifactKey = (projectId: string, runId: string, artifactId: string) => `${runPrefix(projectId, runId)}${artifactId}`;
+
 export function createArtifactService(deps: Deps) {
-  void deps;
-  return {};
+  const { config, store, authz } = deps;
+  const repo = createArtifactRepo(deps.db);
+
+  const toArtifact = (r: ArtifactsTable): Artifact => ({
+    id: r.id,
+    runId: r.run_id,
+    testId: r.test_id,
+    type: r.type as Artifact['type'],
+    fileName: r.file_name,
+    fileSize: r.file_size,
+    mimeType: r.mime_type,
+    ...signArtifactUrl(config, r.id),
+    createdAt: r.created_at,
+  });
+
+  /** The run and test named by an upload or a listing must belong together; a mismatch is 404 (nothing leaks). */
+  async function checkRunAndTest(projectId: string, runId: string, testId: string | undefined) {
+    const run = await repo.runProject(runId);
+    if (!run || run.project_id !== projectId) throw new NotFoundError('Run');
+    if (testId) {
+      const test = await repo.testRun(testId);
+      if (!test || test.run_id !== runId) throw new NotFoundError('Test');
+    }
+  }
+
+  return {
+    /** Authorizes before a byte is stored; the caller streams the file only after this resolves. */
+    async authorizeUpload(principal: Principal, fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string }) {
+      await authz.project(principal, fields.projectId, 'report', 'param');
+      await checkRunAndTest(fields.projectId, fields.runId, fields.testId);
+    },
+
+    /**
+     * Streams the file into the store through the format and size checks. On any failure the partial
+     * file is gone (the store writes to a temp file) and no row exists.
+     */
+    async store(fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string }, file: Readable, clientFileName: string | undefined): Promise<Artifact> {
+      const id = newId();
+      const key = artifactKey(fields.projectId, fields.runId, id);
+      const inspector = createArtifactInspector(fields.type);
+      // A failure on either side destroys the inspector, so store.put rejects with it; awaiting store.put
+      // alone means the answer goes out only after the partial file has been removed.
+      pipeline(file, inspector.stream).catch(() => {});
+      const { size } = await store.put(key, inspector.stream);
+      const mimeType = inspector.mimeType();
+      const row: ArtifactsTable = {
+        id,
+        project_id: fields.projectId,
+        run_id: fields.runId,
+        test_id: fields.testId ?? null,
+        type: fields.type,
+        file_name: sanitizeFileName(clientFileName, `${fields.type}-${id}`),
+        file_size: size,
+        mime_type: mimeType,
+        storage_key: key,
+        sha256: null,
+        created_at: config.now().toISOString(),
+      };
+      try {
+        await repo.insert(row);
+      } catch (err) {
+        // The run may have been deleted while the bytes streamed in (FK failure): drop the orphan file.
+        await store.delete(key);
+        throw err;
+      }
+      return toArtifact(row);
+    },
+
+    async list(principal: Principal, q: ArtifactListQuery): Promise<{ data: Artifact[] }> {
+      const run = await repo.runProject(q.runId);
+      if (!run) throw new NotFoundError('Run');
+      await authz.project(principal, run.project_id, 'read', 'resource', 'run');
+      await checkRunAndTest(run.project_id, q.runId, q.testId);
+      return { data: (await repo.list(q.runId, q.testId)).map(toArtifact) };
+    },
+
+    /** For the storage route: the row behind a verified signed URL. */
+    find: (id: string) => repo.find(id),
+  };
 }
+export type ArtifactService = ReturnType<typeof createArtifactService>;
