@@ -162,7 +162,7 @@ describe('signed downloads', () => {
     for (const u of [tamperedToken, extended, swapped, bare]) {
       const res = await fetch(u);
       expect(res.status).toBe(403);
-      expect((await res.json()).error.code).toBe('FORBIDDEN');
+      expect(((await res.json()) as any).error.code).toBe('FORBIDDEN');
     }
   });
 
@@ -176,7 +176,7 @@ describe('signed downloads', () => {
       now += 61_000;
       const res = await fetch(up.body.url);
       expect(res.status).toBe(403);
-      expect((await res.json()).error.message).toMatch(/expired/);
+      expect(((await res.json()) as any).error.message).toMatch(/expired/);
     } finally {
       await clock.close();
     }
