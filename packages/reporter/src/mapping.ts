@@ -1,0 +1,153 @@
+import { relative, sep } from 'node:path';
+import type { FullConfig, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
+import type { StepInput, TestCreate } from '@testreport/client/schemas';
+
+/** What the reporter sends for one test; runId and projectId are added at send time. */
+export type TestBody = Omit<TestCreate, 'runId' | 'projectId'>;
+export type TestStatus = TestCreate['status'];
+
+// CSI sequences (colours, cursor moves) and OSC hyperlinks that Playwright puts into messages.
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+export const stripAnsi = (s: string): string => s.replace(ANSI, '');
+
+/** Caps what one test can carry, so a pathological test cannot make a huge payload or heap. */
+const MAX_STEPS = 2_000;
+const MAX_OUTPUT_CHARS = 1024 * 1024;
+
+export function relativeFile(config: FullConfig, file: string): string {
+  return relative(config.rootDir, file).split(sep).join('/');
+}
+
+/** Describe blocks and title, with the project name first when the config has several (decisions §7). */
+export function fullTitleOf(test: TestCase, multiProject: boolean): string {
+  // titlePath() = ['', project, file, ...describes, title]
+  const path = test.titlePath();
+  const parts = path.slice(3);
+  const project = path[1];
+  if (multiProject && project) parts.unshift(project);
+  return parts.join(' > ');
+}
+
+export function statusOf(test: TestCase): TestStatus {
+  switch (test.outcome()) {
+    case 'expected':
+      return 'passed';
+    case 'flaky':
+      return 'flaky';
+    case 'skipped':
+      return 'skipped';
+    default:
+      return 'failed';
+  }
+}
+
+/**
+ * Whether this attempt is the test's last one. Playwright retries an attempt that did not end as
+ * expected while retries remain; a skipped or expected result is never retried.
+ */
+export function isFinalAttempt(test: TestCase, result: TestResult): boolean {
+  if (result.status === 'skipped' || result.status === 'interrupted') return true;
+  if (result.status === test.expectedStatus) return true;
+  return result.retry >= test.retries;
+}
+
+const STEP_CATEGORY: Record<string, StepInput['category']> = {
+  hook: 'hook',
+  fixture: 'fixture',
+  expect: 'assertion',
+  'pw:api': 'action',
+  'test.step': 'action',
+};
+
+export function mapSteps(steps: readonly TestStep[]): StepInput[] {
+  let budget = MAX_STEPS;
+  const walk = (list: readonly TestStep[]): StepInput[] => {
+    const out: StepInput[] = [];
+    for (const s of list) {
+      if (budget-- <= 0) break;
+      const children = s.steps.length ? walk(s.steps) : undefined;
+      out.push({
+        title: s.title || s.category,
+        // Other categories (test.attach and future ones) are user-visible actions.
+        category: STEP_CATEGORY[s.category] ?? 'action',
+        status: s.error ? 'failed' : 'passed',
+        duration: Math.max(0, s.duration),
+        error: s.error ? { message: errorMessage(s.error) } : null,
+        ...(children?.length ? { steps: children } : {}),
+      });
+    }
+    return out;
+  };
+  return walk(steps);
+}
+
+function errorMessage(e: TestError): string {
+  return stripAnsi(e.message ?? e.value ?? 'Unknown error');
+}
+
+/** expect() failures print "Expected: …" and "Received: …" lines; Playwright does not expose them apart. */
+function matcherValues(message: string): { expected?: string; actual?: string } {
+  const expected = /^\s*Expected(?: [\w ]+)?: (.*)$/m.exec(message)?.[1];
+  const actual = /^\s*Received(?: [\w ]+)?: (.*)$/m.exec(message)?.[1];
+  return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
+}
+
+export function mapError(e: TestError | undefined): TestBody['error'] {
+  if (!e) return null;
+  const message = errorMessage(e);
+  return {
+    message,
+    ...(e.stack ? { stack: stripAnsi(e.stack) } : {}),
+    ...matcherValues(message),
+  };
+}
+
+function joinOutput(chunks: readonly (string | Buffer)[]): string {
+  let out = '';
+  for (const c of chunks) {
+    out += typeof c === 'string' ? c : c.toString('utf8');
+    if (out.length > MAX_OUTPUT_CHARS) return out.slice(0, MAX_OUTPUT_CHARS);
+  }
+  return out;
+}
+
+/** Output of every attempt, labelled when there was more than one, so a flaky test's failing run is visible. */
+function outputOf(results: readonly TestResult[], pick: (r: TestResult) => readonly (string | Buffer)[]): string | undefined {
+  const parts = results
+    .map((r) => ({ retry: r.retry, text: joinOutput(pick(r)) }))
+    .filter((p) => p.text.length > 0)
+    .map((p) => (results.length > 1 ? `--- attempt ${p.retry + 1} ---\n${p.text}` : p.text));
+  const text = parts.join(results.length > 1 ? '\n' : '');
+  return text ? stripAnsi(text).slice(0, MAX_OUTPUT_CHARS) : undefined;
+}
+
+/**
+ * One test as the server stores it. Duration, steps and attempt come from the attempt that decided
+ * the status (the last one); the error is the last failure's, so a flaky test shows why it flaked.
+ */
+export function mapTest(test: TestCase, config: FullConfig, multiProject: boolean): TestBody {
+  const results = test.results;
+  const last = results[results.length - 1];
+  const status = statusOf(test);
+  const lastFailure = [...results].reverse().find((r) => r.error);
+  const errorSource = status === 'failed' ? (last?.error ?? lastFailure?.error) : status === 'flaky' ? lastFailure?.error : undefined;
+  const stdout = outputOf(results, (r) => r.stdout);
+  const stderr = outputOf(results, (r) => r.stderr);
+  return {
+    title: test.title || '(untitled)',
+    fullTitle: fullTitleOf(test, multiProject) || test.title || '(untitled)',
+    filePath: relativeFile(config, test.location.file),
+    lineNumber: test.location.line,
+    status,
+    duration: Math.max(0, last?.duration ?? 0),
+    retries: last?.retry ?? 0,
+    attempt: (last?.retry ?? 0) + 1,
+    isFlaky: status === 'flaky',
+    tags: [...new Set(test.tags)].slice(0, 100),
+    annotations: test.annotations.slice(0, 100).map((a) => ({ type: a.type, description: a.description ?? '' })),
+    error: mapError(errorSource),
+    steps: last ? mapSteps(last.steps) : [],
+    ...(stdout ? { stdout } : {}),
+    ...(stderr ? { stderr } : {}),
+  };
+}
