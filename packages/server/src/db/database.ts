@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
+import * as m002 from './migrations/002_results.js';
 import type { Database as Schema } from './schema.js';
 
 export type Db = Kysely<Schema>;
@@ -8,6 +9,7 @@ export type Db = Kysely<Schema>;
 /** Migrations are compiled in (no directory scan), so the bundled server carries them. */
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
+  '002_results': m002,
 };
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {

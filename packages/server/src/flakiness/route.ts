@@ -1,7 +1,6 @@
 import type { Handlers } from '../http/handler.js';
-import { notImplemented } from '../http/notImplemented.js';
 
 export const flakinessHandlers: Handlers<'flakiness.list' | 'flakiness.update'> = {
-  'flakiness.list': notImplemented('flakiness.list'),
-  'flakiness.update': notImplemented('flakiness.update'),
+  'flakiness.list': async ({ query, principal, services }) => services.flakiness.list(principal, query),
+  'flakiness.update': async ({ body, principal, services }) => services.flakiness.setQuarantine(principal, body),
 };

@@ -1,7 +1,90 @@
+import type { FlakinessEntry } from '@testreport/client/schemas';
+import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
+import { NotFoundError } from '../lib/errors.js';
+import { chunk, createFlakinessRepo } from './repo.js';
+import { scoreCase } from './score.js';
 
-// Placeholder: filled in by the issue that builds this resource.
+/** Auto-quarantine needs this many scored results before it trusts a score (decisions §7). */
+const AUTO_QUARANTINE_MIN_RUNS = 5;
+/** Cases recomputed per transaction, so a big recompute does not hold the database for long. */
+const RECOMPUTE_CHUNK = 100;
+const DAY_MS = 86_400_000;
+
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/**
+ * Flakiness stats live on test_cases and are recomputed lazily: storing a result marks its case
+ * dirty; dirty cases are recomputed when a run finishes (that run's cases) and before GET
+ * /flakiness (that project's dirty cases). No request ever scans all results.
+ */
 export function createFlakinessService(deps: Deps) {
-  void deps;
-  return {};
+  const { db } = deps;
+  const repo = createFlakinessRepo(db);
+
+  async function windowStart(projectId: string): Promise<string> {
+    const days = (await repo.settings(projectId))?.data_retention_days ?? 30;
+    return new Date(deps.config.now().getTime() - days * DAY_MS).toISOString();
+  }
+
+  async function recompute(projectId: string, caseIds: string[]) {
+    if (caseIds.length === 0) return;
+    const since = await windowStart(projectId);
+    for (const ids of chunk(caseIds, RECOMPUTE_CHUNK)) {
+      // One transaction per chunk: a result stored meanwhile marks its case dirty again after we commit.
+      await db.transaction().execute(async (trx) => {
+        const txRepo = createFlakinessRepo(trx);
+        for (const id of ids) await txRepo.saveStats(id, scoreCase(await txRepo.window(id, since)));
+      });
+    }
+  }
+
+  deps.events.on('run.finished', async ({ run }) => {
+    await recompute(run.projectId, await repo.dirtyCasesOfRun(run.id));
+    const settings = await repo.settings(run.projectId);
+    if (!settings || settings.auto_quarantine_enabled !== 1) return;
+    const n = await repo.quarantineFlakyCasesOfRun(run.id, settings.flakiness_threshold, AUTO_QUARANTINE_MIN_RUNS, deps.config.now().toISOString());
+    if (n > 0) deps.logger.info(`auto-quarantined ${n} test case(s) after run ${run.id}`);
+  });
+
+  return {
+    async list(principal: Principal, q: { projectId: string; minScore?: number; quarantined?: boolean; limit: number; offset: number }) {
+      await deps.authz.project(principal, q.projectId, 'read', 'param');
+      await recompute(q.projectId, await repo.dirtyCasesOfProject(q.projectId));
+      const { rows, summary } = await repo.list(q);
+      const data: FlakinessEntry[] = rows.map((r) => ({
+        testId: r.latest_test_id!,
+        caseId: r.id,
+        testTitle: r.title,
+        fullTitle: r.full_title,
+        filePath: r.file_path || null,
+        flakinessScore: r.flakiness_score,
+        totalRuns: r.total_runs,
+        flakyRuns: r.flaky_runs,
+        lastFlakyAt: r.last_flaky_at,
+        isQuarantined: r.is_quarantined === 1,
+      }));
+      return {
+        data,
+        summary: {
+          totalFlakyTests: Number(summary.flaky ?? 0),
+          quarantinedTests: Number(summary.quarantined ?? 0),
+          averageFlakinessScore: round4(Number(summary.avg ?? 0)),
+        },
+        total: Number(summary.total),
+        limit: q.limit,
+        offset: q.offset,
+      };
+    },
+
+    /** Quarantines or releases the case of any of its results. */
+    async setQuarantine(principal: Principal, input: { testId: string; projectId: string; isQuarantined: boolean }) {
+      await deps.authz.project(principal, input.projectId, 'quarantine', 'param');
+      const found = await repo.caseOfTest(input.testId);
+      if (!found || found.project_id !== input.projectId) throw new NotFoundError('Test');
+      const at = deps.config.now().toISOString();
+      await repo.setQuarantine(found.case_id, input.isQuarantined, at);
+      return { testId: input.testId, isQuarantined: input.isQuarantined, updatedAt: at };
+    },
+  };
 }

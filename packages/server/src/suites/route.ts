@@ -1,7 +1,9 @@
-import type { Handlers } from '../http/handler.js';
-import { notImplemented } from '../http/notImplemented.js';
+import { reply, type Handlers } from '../http/handler.js';
 
 export const suitesHandlers: Handlers<'testSuites.upsert' | 'testSuites.list'> = {
-  'testSuites.upsert': notImplemented('testSuites.upsert'),
-  'testSuites.list': notImplemented('testSuites.list'),
+  'testSuites.upsert': async ({ body, principal, services }) => {
+    const { suite, created } = await services.suites.upsert(principal, body);
+    return reply(created ? 201 : 200, suite);
+  },
+  'testSuites.list': async ({ query, principal, services }) => services.suites.list(principal, query),
 };

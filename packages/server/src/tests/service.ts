@@ -1,7 +1,132 @@
+import type { TestCreateParsed, TestCreated } from '@testreport/client/schemas';
+import { LIMITS } from '@testreport/client/schemas';
+import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
+import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { int, toJson } from '../lib/json.js';
+import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
+import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
 
-// Placeholder: filled in by the issue that builds this resource.
+/** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
+type FieldOf = (index: number, field: string) => string;
+
 export function createTestService(deps: Deps) {
-  void deps;
-  return {};
+  const { db } = deps;
+  const repo = createTestRepo(db);
+
+  /** Every distinct project must allow `report`; every run must exist in the test's project. */
+  async function checkScope(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf) {
+    const firstIndex = new Map<string, number>();
+    tests.forEach((t, i) => firstIndex.has(t.projectId) || firstIndex.set(t.projectId, i));
+    for (const [projectId, i] of firstIndex) {
+      try {
+        await deps.authz.project(principal, projectId, 'report', 'param');
+      } catch (err) {
+        if (err instanceof AppError) throw new AppError(err.status, err.code, err.message, { ...err.details, field: fieldOf(i, 'projectId') });
+        throw err;
+      }
+    }
+    const runIds = [...new Set(tests.map((t) => t.runId))];
+    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null }>();
+    for (let i = 0; i < runIds.length; i += 500) {
+      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha']).where('id', 'in', runIds.slice(i, i + 500)).execute();
+      for (const r of rows) runs.set(r.id, r);
+    }
+    tests.forEach((t, i) => {
+      const run = runs.get(t.runId);
+      // The same answer for "no such run" and "a run of another project", so nothing leaks.
+      if (!run || run.project_id !== t.projectId) throw new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${t.runId} in project ${t.projectId}`);
+    });
+    return runs;
+  }
+
+  /** Stores tests all-or-nothing in one transaction: a few multi-row statements, whatever the batch size. */
+  async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
+    const runs = await checkScope(principal, tests, fieldOf);
+    return db.transaction().execute(async (trx) => {
+      const txRepo = createTestRepo(trx);
+      const at = deps.config.now().toISOString();
+      const ids = tests.map(() => newId());
+      const cases = new Map<string, CaseKey>();
+      tests.forEach((t, i) => {
+        const filePath = t.filePath ?? '';
+        cases.set(caseKey(t.projectId, filePath, t.fullTitle), { projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i] });
+      });
+      const caseIds = await txRepo.upsertCases([...cases.values()], newId, at);
+      const rows: TestRow[] = tests.map((t, i) => {
+        const run = runs.get(t.runId)!;
+        return {
+          id: ids[i],
+          run_id: t.runId,
+          project_id: t.projectId,
+          case_id: caseIds.get(caseKey(t.projectId, t.filePath ?? '', t.fullTitle))!,
+          title: t.title,
+          full_title: t.fullTitle,
+          file_path: t.filePath ?? null,
+          line_number: t.lineNumber ?? null,
+          status: t.status,
+          duration: t.duration,
+          retries: t.retries ?? 0,
+          attempt: t.attempt ?? 0,
+          is_flaky: int(t.isFlaky === true || t.status === 'flaky'),
+          tags: toJson(t.tags ?? []),
+          annotations: toJson(t.annotations ?? []),
+          error: toJson(t.error ?? null),
+          error_message: t.error?.message ?? null,
+          steps: toJson(t.steps ?? []),
+          stdout: t.stdout ?? null,
+          stderr: t.stderr ?? null,
+          branch: run.branch,
+          commit_sha: run.commit_sha,
+          created_at: at,
+        };
+      });
+      await txRepo.insertTests(rows);
+      return rows.map(toTestCreated);
+    });
+  }
+
+  async function findReadable(principal: Principal, id: string) {
+    const row = await repo.find(id);
+    if (!row) throw new NotFoundError('Test');
+    await deps.authz.project(principal, row.project_id, 'read', 'resource', 'test');
+    return row;
+  }
+
+  return {
+    async create(principal: Principal, test: TestCreateParsed) {
+      const [created] = await store(principal, [test], (_i, field) => field);
+      return created;
+    },
+
+    async createBatch(principal: Principal, tests: TestCreateParsed[]) {
+      return { data: await store(principal, tests, (i, field) => `tests[${i}].${field}`) };
+    },
+
+    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
+      await deps.authz.project(principal, q.projectId, 'read', 'param');
+      const { rows, total } = await repo.list(q);
+      return { data: rows.map(toTestListItem), total, limit: q.limit, offset: q.offset };
+    },
+
+    async get(principal: Principal, id: string) {
+      return toTest(await findReadable(principal, id));
+    },
+
+    async steps(principal: Principal, id: string) {
+      return { data: stepsOf(await findReadable(principal, id)) };
+    },
+
+    /** The case's last 20 results in the project, newest first (the given one is among them when it is recent). */
+    async history(principal: Principal, id: string) {
+      const row = await findReadable(principal, id);
+      const items = await repo.history(row.case_id, LIMITS.historyLength);
+      const data = items.map((r) => ({
+        id: r.id, runId: r.run_id, status: r.status as 'passed', duration: r.duration, branch: r.branch, commitSha: r.commit_sha, createdAt: r.created_at,
+      }));
+      return { data, total: data.length };
+    },
+  };
 }
+export type TestService = ReturnType<typeof createTestService>;

@@ -1,0 +1,94 @@
+import type { Db } from '../db/database.js';
+import { chunk } from '../runs/repo.js';
+import { FLAKINESS_WINDOW, type CaseStats, type ScoredResult } from './score.js';
+
+export function createFlakinessRepo(db: Db) {
+  return {
+    async dirtyCasesOfProject(projectId: string): Promise<string[]> {
+      const rows = await db.selectFrom('test_cases').select('id').where('project_id', '=', projectId).where('stats_dirty', '=', 1).execute();
+      return rows.map((r) => r.id);
+    },
+
+    async dirtyCasesOfRun(runId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('test_cases')
+        .select('id')
+        .where('stats_dirty', '=', 1)
+        .where('id', 'in', (eb) => eb.selectFrom('tests').select('case_id').where('run_id', '=', runId))
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** The newest non-skipped results of one case since `since`: an index range on (case_id, id), stopping at 50. */
+    async window(caseId: string, since: string): Promise<ScoredResult[]> {
+      const rows = await db
+        .selectFrom('tests')
+        .select(['run_id', 'status', 'is_flaky', 'commit_sha', 'created_at'])
+        .where('case_id', '=', caseId)
+        .where('status', '<>', 'skipped')
+        .where('created_at', '>=', since)
+        .orderBy('id', 'desc')
+        .limit(FLAKINESS_WINDOW)
+        .execute();
+      return rows.map((r) => ({ runId: r.run_id, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at }));
+    },
+
+    async saveStats(caseId: string, s: CaseStats) {
+      await db
+        .updateTable('test_cases')
+        .set({ flakiness_score: s.score, total_runs: s.totalRuns, flaky_runs: s.flakyRuns, last_flaky_at: s.lastFlakyAt, stats_dirty: 0 })
+        .where('id', '=', caseId)
+        .execute();
+    },
+
+    async settings(projectId: string) {
+      return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+    },
+
+    /** Auto-quarantine (decisions §7): cases of the run with ≥ minRuns scored results and score ≥ threshold. */
+    async quarantineFlakyCasesOfRun(runId: string, threshold: number, minRuns: number, at: string): Promise<number> {
+      const res = await db
+        .updateTable('test_cases')
+        .set({ is_quarantined: 1, quarantined_at: at, quarantine_source: 'auto', updated_at: at })
+        .where('id', 'in', (eb) => eb.selectFrom('tests').select('case_id').where('run_id', '=', runId))
+        .where('is_quarantined', '=', 0)
+        .where('total_runs', '>=', minRuns)
+        .where('flakiness_score', '>=', threshold)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    },
+
+    async list(q: { projectId: string; minScore?: number; quarantined?: boolean; limit: number; offset: number }) {
+      let base = db.selectFrom('test_cases').where('project_id', '=', q.projectId).where('latest_test_id', 'is not', null);
+      if (q.quarantined === true) base = base.where('is_quarantined', '=', 1);
+      else base = base.where('flakiness_score', '>', 0);
+      if (q.quarantined === false) base = base.where('is_quarantined', '=', 0);
+      if (q.minScore !== undefined) base = base.where('flakiness_score', '>=', q.minScore);
+      const [rows, summary] = await Promise.all([
+        base.selectAll().orderBy('flakiness_score', 'desc').orderBy('id').limit(q.limit).offset(q.offset).execute(),
+        base
+          .select((eb) => [
+            eb.fn.countAll<number>().as('total'),
+            eb.fn.sum<number>(eb.case().when('flakiness_score', '>', 0).then(1).else(0).end()).as('flaky'),
+            eb.fn.sum<number>('is_quarantined').as('quarantined'),
+            eb.fn.avg<number>('flakiness_score').as('avg'),
+          ])
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, summary };
+    },
+
+    async caseOfTest(testId: string) {
+      return db.selectFrom('tests').select(['case_id', 'project_id']).where('id', '=', testId).executeTakeFirst();
+    },
+
+    async setQuarantine(caseId: string, on: boolean, at: string) {
+      await db
+        .updateTable('test_cases')
+        .set({ is_quarantined: on ? 1 : 0, quarantined_at: on ? at : null, quarantine_source: on ? 'manual' : null, updated_at: at })
+        .where('id', '=', caseId)
+        .execute();
+    },
+  };
+}
+export { chunk };

@@ -1,0 +1,66 @@
+import type { Run, RunListItem } from '@testreport/client/schemas';
+import { fromJson } from '../lib/json.js';
+import type { RunRow, StatusCounts } from './repo.js';
+
+/** passedTests / totalTests × 100 with two decimals; 0 for an empty run (decisions §4). */
+export const passRate = (passed: number, total: number) => (total > 0 ? Math.round((passed / total) * 10_000) / 100 : 0);
+
+/**
+ * Each count column is null until a PATCH stores it; a null column is derived from the stored
+ * tests (decisions §4). passRate always follows the resolved counts.
+ */
+export function resolveCounts(row: RunRow, derived: StatusCounts) {
+  const totalTests = row.total_tests ?? derived.total;
+  const passedTests = row.passed_tests ?? derived.passed;
+  return {
+    totalTests,
+    passedTests,
+    failedTests: row.failed_tests ?? derived.failed,
+    skippedTests: row.skipped_tests ?? derived.skipped,
+    flakyTests: row.flaky_tests ?? derived.flaky,
+    passRate: passRate(passedTests, totalTests),
+  };
+}
+
+export function toRun(row: RunRow, derived: StatusCounts): Run {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    status: row.status as Run['status'],
+    branch: row.branch,
+    commitSha: row.commit_sha,
+    commitMessage: row.commit_message,
+    commitAuthor: row.commit_author,
+    ciProvider: row.ci_provider,
+    ciBuildId: row.ci_build_id,
+    ciBuildUrl: row.ci_build_url,
+    frameworkVersion: row.framework_version,
+    workers: row.workers,
+    shardCurrent: row.shard_current,
+    shardTotal: row.shard_total,
+    browser: row.browser,
+    os: row.os,
+    viewport: row.viewport,
+    hostname: row.hostname,
+    runTitle: row.run_title,
+    tags: fromJson<string[]>(row.tags, []),
+    grepPatterns: fromJson<string[]>(row.grep_patterns, []),
+    ...resolveCounts(row, derived),
+    duration: row.duration,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toRunListItem(row: RunRow, derived: StatusCounts): RunListItem {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    status: row.status as Run['status'],
+    branch: row.branch,
+    commitSha: row.commit_sha,
+    ...resolveCounts(row, derived),
+    duration: row.duration,
+    createdAt: row.created_at,
+  };
+}

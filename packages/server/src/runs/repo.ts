@@ -1,0 +1,93 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { RunsTable } from '../db/schema.js';
+
+export type RunRow = Selectable<RunsTable>;
+export interface StatusCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  flaky: number;
+}
+const ZERO: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+
+/** SQLite accepts up to 32,766 bound values; chunks keep every IN list and multi-row insert well below. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function createRunRepo(db: Db) {
+  return {
+    async insert(row: RunRow) {
+      await db.insertInto('runs').values(row).execute();
+    },
+
+    async find(id: string): Promise<RunRow | undefined> {
+      return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async list(q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
+      let base = db.selectFrom('runs').where('project_id', '=', q.projectId);
+      if (q.status) base = base.where('status', '=', q.status);
+      if (q.branch !== undefined) base = base.where('branch', '=', q.branch);
+      const [rows, total] = await Promise.all([
+        base.selectAll().orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(total.n) };
+    },
+
+    /** Counts of stored tests per run and status: one grouped query for a whole page of runs. */
+    async statusCounts(runIds: string[]): Promise<Map<string, StatusCounts>> {
+      const out = new Map<string, StatusCounts>();
+      for (const id of runIds) out.set(id, { ...ZERO });
+      for (const ids of chunk(runIds, 500)) {
+        if (ids.length === 0) continue;
+        const rows = await db
+          .selectFrom('tests')
+          .select(['run_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('run_id', 'in', ids)
+          .groupBy(['run_id', 'status'])
+          .execute();
+        for (const r of rows) {
+          const c = out.get(r.run_id)!;
+          const n = Number(r.n);
+          c.total += n;
+          if (r.status === 'passed' || r.status === 'failed' || r.status === 'skipped' || r.status === 'flaky') c[r.status] += n;
+        }
+      }
+      return out;
+    },
+
+    async update(id: string, patch: Updateable<RunsTable>) {
+      await db.updateTable('runs').set(patch).where('id', '=', id).execute();
+    },
+  };
+}
+export type RunRepo = ReturnType<typeof createRunRepo>;
+
+/**
+ * Deletes runs with every row they own, in the caller's transaction. Tests, suites and artifacts go
+ * by FK cascade; test cases are project-level, so the ones these runs touched get their newest
+ * result re-pointed and their stats marked dirty, and a case left with no result at all is removed
+ * (it could not be listed: a flakiness entry names its newest result). Files are the caller's job.
+ */
+export async function deleteRunsWithResults(trx: Db, runIds: string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  const caseIds = (await trx.selectFrom('tests').select('case_id').distinct().where('run_id', 'in', runIds).execute()).map((r) => r.case_id);
+  await trx.deleteFrom('runs').where('id', 'in', runIds).execute();
+  for (const ids of chunk(caseIds, 500)) {
+    await trx
+      .updateTable('test_cases')
+      .set((eb) => ({
+        latest_test_id: eb.selectFrom('tests').select((e) => e.fn.max('tests.id').as('m')).whereRef('tests.case_id', '=', 'test_cases.id'),
+        stats_dirty: 1,
+      }))
+      .where('id', 'in', ids)
+      .execute();
+    await trx.deleteFrom('test_cases').where('id', 'in', ids).where('latest_test_id', 'is', null).execute();
+  }
+}

@@ -1,0 +1,97 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { TestsTable } from '../db/schema.js';
+import { chunk } from '../runs/repo.js';
+
+export type TestRow = Selectable<TestsTable>;
+export interface CaseKey {
+  projectId: string;
+  filePath: string;
+  fullTitle: string;
+  title: string;
+  /** The newest result of this batch for the case (ids are time-ordered, so it is the case's newest). */
+  latestTestId: string;
+}
+
+/** ~24 bound values per test row; 200 rows stay far below SQLite's 32,766 limit. */
+const TEST_ROWS_PER_INSERT = 200;
+const CASE_ROWS_PER_UPSERT = 500;
+/** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
+export const TOTAL_COUNT_CAP = 10_000;
+
+export const caseKey = (projectId: string, filePath: string, fullTitle: string) => `${projectId}\u0000${filePath}\u0000${fullTitle}`;
+
+export function createTestRepo(db: Db) {
+  return {
+    /**
+     * Creates or touches the cases of a batch and returns their ids by caseKey. ON CONFLICT … DO
+     * UPDATE … RETURNING works the same on PostgreSQL; keys are unique per statement because
+     * PostgreSQL refuses to update one row twice in a single upsert.
+     */
+    async upsertCases(keys: CaseKey[], newId: () => string, at: string): Promise<Map<string, string>> {
+      const ids = new Map<string, string>();
+      for (const part of chunk(keys, CASE_ROWS_PER_UPSERT)) {
+        const rows = await db
+          .insertInto('test_cases')
+          .values(part.map((k) => ({
+            id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
+            latest_test_id: k.latestTestId, stats_dirty: 1, created_at: at, updated_at: at,
+          })))
+          .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({
+            title: eb.ref('excluded.title'),
+            latest_test_id: eb.ref('excluded.latest_test_id'),
+            stats_dirty: 1,
+            updated_at: eb.ref('excluded.updated_at'),
+          })))
+          .returning(['id', 'project_id', 'file_path', 'full_title'])
+          .execute();
+        for (const r of rows) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
+      }
+      return ids;
+    },
+
+    async insertTests(rows: TestRow[]) {
+      for (const part of chunk(rows, TEST_ROWS_PER_INSERT)) await db.insertInto('tests').values(part).execute();
+    },
+
+    async find(id: string): Promise<TestRow | undefined> {
+      return db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
+      let base = db.selectFrom('tests').where('project_id', '=', q.projectId);
+      if (q.runId) base = base.where('run_id', '=', q.runId);
+      if (q.status) base = base.where('status', '=', q.status);
+      if (q.search) {
+        const pattern = `%${q.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+        // lower(col) LIKE lower(?) with an explicit escape is case-insensitive on SQLite and PostgreSQL alike.
+        const like = (col: 'title' | 'full_title' | 'file_path' | 'error_message') => sql<boolean>`lower(${sql.ref(col)}) like lower(${pattern}) escape '\\'`;
+        base = base.where((eb) => eb.or([like('title'), like('full_title'), like('file_path'), like('error_message')]));
+      }
+      const rows = await base
+        .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'created_at'])
+        .orderBy('id', 'desc')
+        .limit(q.limit)
+        .offset(q.offset)
+        .execute();
+      // One run's results are few (index range on run_id); a whole project can hold millions, where an
+      // exact count(*) would read every index entry on each page view, so it stops at the cap.
+      const counted = q.runId ? base : base.select('id').limit(TOTAL_COUNT_CAP + 1);
+      const total = q.runId
+        ? await counted.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+        : await db.selectFrom(counted.as('capped')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return { rows, total: Math.min(Number(total.n), q.runId ? Number.MAX_SAFE_INTEGER : TOTAL_COUNT_CAP) };
+    },
+
+    async history(caseId: string, limit: number) {
+      return db
+        .selectFrom('tests')
+        .select(['id', 'run_id', 'status', 'duration', 'branch', 'commit_sha', 'created_at'])
+        .where('case_id', '=', caseId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+export type TestRepo = ReturnType<typeof createTestRepo>;
