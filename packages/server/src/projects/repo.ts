@@ -2,26 +2,32 @@ import { SETTINGS_DEFAULTS } from '@testreport/client/schemas';
 import type { Db } from '../db/database.js';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 
+/** A project always comes with its settings row; for a caller that already holds a transaction. */
+export async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
+  await trx.insertInto('projects').values(project).execute();
+  await trx
+    .insertInto('project_settings')
+    .values({
+      project_id: project.id,
+      data_retention_days: SETTINGS_DEFAULTS.dataRetentionDays,
+      flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
+      auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
+      updated_at: project.created_at,
+    })
+    .execute();
+}
+
 export function createProjectRepo(db: Db) {
   return {
     /** A project is always created with its settings row, in one transaction. */
     async insert(project: ProjectsTable) {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('projects').values(project).execute();
-        await trx
-          .insertInto('project_settings')
-          .values({
-            project_id: project.id,
-            data_retention_days: SETTINGS_DEFAULTS.dataRetentionDays,
-            flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
-            auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
-            updated_at: project.created_at,
-          })
-          .execute();
-      });
+      await db.transaction().execute((trx) => insertProjectWithSettings(trx, project));
     },
     findById(id: string) {
       return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    listIdsByTeam(teamId: string) {
+      return db.selectFrom('projects').select('id').where('team_id', '=', teamId).execute();
     },
     listByTeam(teamId: string) {
       return db.selectFrom('projects').selectAll().where('team_id', '=', teamId).orderBy('id', 'desc').execute();

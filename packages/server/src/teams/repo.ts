@@ -2,13 +2,16 @@ import type { TeamRole } from '@testreport/client/schemas';
 import type { Db } from '../db/database.js';
 import type { TeamMembersTable, TeamsTable } from '../db/schema.js';
 
+/** The team and its first owner, for a caller that already holds a transaction. */
+export async function insertTeamWithOwner(trx: Db, team: TeamsTable, owner: TeamMembersTable) {
+  await trx.insertInto('teams').values(team).execute();
+  await trx.insertInto('team_members').values(owner).execute();
+}
+
 export function createTeamRepo(db: Db) {
   return {
     async insert(team: TeamsTable, owner: TeamMembersTable) {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('teams').values(team).execute();
-        await trx.insertInto('team_members').values(owner).execute();
-      });
+      await db.transaction().execute((trx) => insertTeamWithOwner(trx, team, owner));
     },
     findById(id: string) {
       return db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
