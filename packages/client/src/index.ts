@@ -1,2 +1,26 @@
-// The SDK is built by its own issue; the shared contract is already exported.
+// The typed SDK: client, resources and errors, plus the shared contract (schemas and types).
 export * from './schemas/index.js';
+export { TestReportClient, type ClientOptions, type CallArgs, type CallResult } from './client.js';
+export {
+  ApiError,
+  ValidationError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  KeyValidationError,
+  InsecureTransportError,
+  type ErrorDetails,
+} from './core/errors.js';
+export type { RequestOptions } from './core/requestOptions.js';
+export type { FetchLike, RetryInfo } from './core/transport.js';
+export type { BulkOptions } from './core/bulk.js';
+export type { Page } from './core/pagination.js';
+export { isLoopbackHost } from './core/security.js';
+export type { UploadInput } from './resources/artifacts.js';
+export type { LoginResult } from './resources/auth.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import pRetry, { AbortError } from 'p-retry';
+import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { ApiError, ConflictError, ConnectionError, RateLimitError, ServerError, errorFromResponse, parseRetryAfter } from './errors.js';
+
+export type RequestBody = string | ReadableStream<Uint8Array>;
+
+export interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: RequestBody;
+  signal: AbortSignal;
+  duplex?: 'half';
+  dispatcher?: Dispatcher;
+}
+
+/** What the transport needs of a response; undici's and the global fetch's both fit. */
+export interface FetchResponse {
+  status: number;
+  headers: Headers;
+  text(): Promise<string>;
+}
+
+/**
+ * The fetch the transport calls. Injectable so tests (msw, which patches globalThis.fetch) and
+ * special runtimes can supply their own: `fetch: (url, init) => globalThis.fetch(url, init)`.
+ */
+export type FetchLike = (url: string, init: FetchInit) => Promise<FetchResponse>;
+
+export interface RetryInfo {
+  operation: string;
+  /** The attempt that failed (1 = the first try). */
+  attempt: number;
+  error: Error;
+  delayMs: number;
+}
+
+export interface TransportConfig {
+  fetch?: FetchLike;
+  dispatcher?: Dispatcher;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBudgetMs: number;
+  userAgent: string;
+  /** First backoff step; doubled per retry, with jitter. */
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface Outgoing {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Made once per attempt, so a retry sends a fresh stream of the same bytes. */
+  body?: () => RequestBody | undefined;
+  /** False for a one-shot stream: it cannot be sent twice, so the call is never retried. */
+  replayable: boolean;
+  /** POSTs: sent as Idempotency-Key, the same on every retry of this call (`'per-attempt'` for login, see client). */
+  idempotencyKey?: string | 'per-attempt';
+  operation: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Set by a body stream that gave up on purpose (e.g. a size cap): reported instead of the network error. */
+  bodyFailure?: { error?: Error };
+}
+
+export interface Incoming {
+  status: number;
+  headers: Headers;
+  text: string;
+  attempts: number;
+}
+
+let sharedAgent: Agent | undefined;
+/** One keep-alive pool per process, like Node's global dispatcher, so many clients do not each hold sockets. */
+function defaultAgent(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 32 });
+  return sharedAgent;
+}
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+/**
+ * Which failures are worth another attempt. 500 is not: our handlers run in one transaction, so a
+ * 500 changed nothing, but it is a server fault that recurs for the same input — retrying only hides
+ * it and spends the budget. 502/503/504 come from proxies, restarts and overload and do pass.
+ */
+export function isRetryable(error: unknown, attempt: number, outgoing: Pick<Outgoing, 'idempotencyKey'>): boolean {
+  if (error instanceof ConnectionError || error instanceof RateLimitError) return true;
+  if (error instanceof ServerError) return RETRYABLE_STATUS.has(error.status);
+  // A retry that arrives while the server is still finishing the first attempt (which our time-out
+  // gave up on) is told so with 409; a moment later the stored answer is replayed.
+  if (error instanceof ConflictError) return attempt > 1 && outgoing.idempotencyKey !== undefined && /in progress/i.test(error.serverMessage);
+  return false;
+}
+
+/** Exponential backoff with "equal jitter": half fixed, half random, so clients that failed together spread out. */
+export function backoffDelay(retryIndex: number, baseMs: number, maxMs: number): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** retryIndex);
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function describeNetworkFailure(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  const parts = [cause?.code, cause?.message ?? (err as Error)?.message].filter(Boolean);
+  return parts.join(' ') || String(err);
+}
+
+export class Transport {
+  constructor(private readonly config: TransportConfig) {}
+
+  async send(out: Outgoing): Promise<Incoming> {
+    const started = performance.now();
+    const budget = this.config.retryBudgetMs;
+    const remaining = () => budget - (performance.now() - started);
+    let attempts = 0;
+    const idempotencyKey = out.idempotencyKey === 'per-attempt' ? undefined : out.idempotencyKey;
+
+    return pRetry(
+      async (attempt) => {
+        attempts = attempt;
+        const key = out.idempotencyKey === 'per-attempt' ? randomUUID() : idempotencyKey;
+        // The first attempt always gets its full time-out; later ones only what is left of the budget.
+        const perAttempt = out.timeoutMs ?? this.config.timeoutMs;
+        const timeoutMs = attempt === 1 ? perAttempt : Math.max(1, Math.min(perAttempt, remaining()));
+        try {
+          return { ...(await this.attempt(out, key, timeoutMs)), attempts };
+        } catch (err) {
+          if (!out.replayable || !isRetryable(err, attempt, out)) throw new AbortError(err as Error);
+          throw err;
+        }
+      },
+      {
+        retries: out.replayable ? this.config.maxRetries : 0,
+        // Delays are chosen in onFailedAttempt (it knows Retry-After); p-retry keeps count and budget.
+        minTimeout: 0,
+        factor: 1,
+        maxRetryTime: budget,
+        signal: out.signal,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft <= 0) return;
+          let delay = backoffDelay(attemptNumber - 1, this.config.retryBaseMs, this.config.retryMaxDelayMs);
+          const retryAfter = error instanceof RateLimitError ? error.retryAfter : error instanceof ApiError ? parseRetryAfter(error.headers?.get('retry-after') ?? null) : undefined;
+          if (retryAfter !== undefined) {
+            // Honour the server's wait exactly, plus a little jitter so a crowd does not return at once.
+            delay = Math.ceil(retryAfter * 1000) + Math.round(Math.random() * 100);
+          }
+          // A wait that outlasts the budget is pointless: fail now with the server's answer.
+          if (delay >= remaining()) throw error;
+          this.config.onRetry?.({ operation: out.operation, attempt: attemptNumber, error, delayMs: delay });
+          await sleep(delay, out.signal);
+        },
+      },
+    );
+  }
+
+  private async attempt(out: Outgoing, idempotencyKey: string | undefined, timeoutMs: number): Promise<Omit<Incoming, 'attempts'>> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = out.signal ? AbortSignal.any([out.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { 'User-Agent': this.config.userAgent, Accept: 'application/json', ...out.headers };
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    const body = out.body?.();
+    const streamed = body instanceof ReadableStream;
+    const fetchImpl: FetchLike = this.config.fetch ?? (undiciFetch as unknown as FetchLike);
+    try {
+      const res = await fetchImpl(out.url, {
+        method: out.method,
+        headers,
+        body,
+        signal,
+        ...(streamed ? { duplex: 'half' as const } : {}),
+        ...(this.config.fetch ? {} : { dispatcher: this.config.dispatcher ?? defaultAgent() }),
+      });
+      // Reading the body is part of the attempt: the time-out covers a server that stalls mid-answer.
+      const text = await res.text();
+      if (res.status >= 200 && res.status < 300) return { status: res.status, headers: res.headers, text };
+      throw errorFromResponse(res.status, res.headers, text, out.operation);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (out.bodyFailure?.error) throw new AbortError(out.bodyFailure.error);
+      if (out.signal?.aborted) throw new AbortError(toError(out.signal.reason));
+      if (timeout.aborted) throw new ConnectionError(`${out.operation} timed out after ${timeoutMs} ms`, { cause: err, timedOut: true });
+      throw new ConnectionError(`${out.operation} failed: could not reach the server (${describeNetworkFailure(err)})`, { cause: err });
+    }
+  }
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}

@@ -1,0 +1,28 @@
+import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
+import { paginate } from '../core/pagination.js';
+import type { RequestOptions } from '../core/requestOptions.js';
+import { APIResource } from '../core/resource.js';
+
+export class Runs extends APIResource {
+  create(body: BodyOf<'runs.create'>, opts?: RequestOptions) {
+    return this.client.request('runs.create', { body }, opts);
+  }
+  /** One page of a project's runs, newest first. */
+  list(query: QueryOf<'runs.list'>, opts?: RequestOptions) {
+    return this.client.request('runs.list', { query }, opts);
+  }
+  get(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.get', { params: { id } }, opts);
+  }
+  /** Status, counts and duration; moving to passed/failed/cancelled finishes the run (webhooks fire). */
+  update(id: string, body: BodyOf<'runs.update'>, opts?: RequestOptions) {
+    return this.client.request('runs.update', { params: { id }, body }, opts);
+  }
+  delete(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.delete', { params: { id } }, opts);
+  }
+  /** Every run matching the query, fetching pages as the loop advances. */
+  iterate(query: QueryOf<'runs.list'>, opts?: RequestOptions) {
+    return paginate((q, o) => this.list(q, o), query, opts);
+  }
+}

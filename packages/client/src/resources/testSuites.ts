@@ -1,0 +1,14 @@
+import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
+import type { RequestOptions } from '../core/requestOptions.js';
+import { APIResource } from '../core/resource.js';
+
+export class TestSuites extends APIResource {
+  /** Creates the suite, or returns the existing one with the same title and file path in the run. */
+  upsert(body: BodyOf<'testSuites.upsert'>, opts?: RequestOptions) {
+    return this.client.request('testSuites.upsert', { body }, opts);
+  }
+  /** The suite tree of a run: root suites with nested children. */
+  list(query: QueryOf<'testSuites.list'>, opts?: RequestOptions) {
+    return this.client.request('testSuites.list', { query }, opts);
+  }
+}

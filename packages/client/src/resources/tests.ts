@@ -1,0 +1,49 @@
+import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
+import { LIMITS } from '../schemas/common.js';
+import type { TestCreate, TestCreated } from '../schemas/tests.js';
+import { chunk, runBatches, type BulkOptions } from '../core/bulk.js';
+import { paginate } from '../core/pagination.js';
+import type { RequestOptions } from '../core/requestOptions.js';
+import { APIResource } from '../core/resource.js';
+
+export class Tests extends APIResource {
+  create(body: BodyOf<'tests.create'>, opts?: RequestOptions) {
+    return this.client.request('tests.create', { body }, opts);
+  }
+  /** 1–500 results in one request, all or nothing. */
+  createBatch(tests: TestCreate[], opts?: RequestOptions) {
+    return this.client.request('tests.createBatch', { body: { tests } }, opts);
+  }
+  /**
+   * Any number of results: split into batches (≤ 500) sent `concurrency` at a time; results come
+   * back in input order. Each batch is all or nothing on its own; after the first failing batch no
+   * new one starts and its error is thrown (batches already stored stay stored — re-sending them
+   * with the same `idempotencyKey` creates nothing twice).
+   */
+  async createMany(tests: TestCreate[], options: BulkOptions & RequestOptions = {}): Promise<{ data: TestCreated[] }> {
+    const { batchSize = LIMITS.batchMax, concurrency = 4, idempotencyKey, ...opts } = options;
+    const batches = chunk(tests, Math.min(batchSize, LIMITS.batchMax));
+    const data = await runBatches(batches, concurrency, async (batch, index) => {
+      const res = await this.createBatch(batch, { ...opts, idempotencyKey: idempotencyKey ? `${idempotencyKey}:${index}` : undefined });
+      return res.data;
+    });
+    return { data };
+  }
+  list(query: QueryOf<'tests.list'>, opts?: RequestOptions) {
+    return this.client.request('tests.list', { query }, opts);
+  }
+  get(id: string, opts?: RequestOptions) {
+    return this.client.request('tests.get', { params: { id } }, opts);
+  }
+  /** Steps in execution order, nested steps inside their parent. */
+  steps(id: string, opts?: RequestOptions) {
+    return this.client.request('tests.steps', { params: { id } }, opts);
+  }
+  /** The last 20 results of the same test case, newest first. */
+  history(id: string, opts?: RequestOptions) {
+    return this.client.request('tests.history', { params: { id } }, opts);
+  }
+  iterate(query: QueryOf<'tests.list'>, opts?: RequestOptions) {
+    return paginate((q, o) => this.list(q, o), query, opts);
+  }
+}
