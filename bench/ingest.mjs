@@ -1,0 +1,96 @@
+// Ingestion: tests stored per second over real HTTP (POST /tests one by one, POST /tests/batch 500
+// at a time), against the same rows written straight into SQLite in one transaction (the floor).
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { testBody } from './lib/bodies.mjs';
+import { api, pool } from './lib/http.mjs';
+import { buildRows, insertRows, prepareStatements } from './lib/rows.mjs';
+import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
+
+const CONCURRENCY = 4;
+const BATCH = 500;
+
+async function newRun(call, projectId) {
+  const run = await call('POST', '/runs', { projectId, status: 'running', branch: 'main', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ciProvider: 'github-actions', runTitle: 'bench' });
+  return run.id;
+}
+
+export async function benchIngest({ quick, log }) {
+  const singleCount = quick ? 1_000 : 5_000;
+  const suiteSize = 10_000; // tests per run: one CI run of a large suite
+  const batchRuns = quick ? 2 : 10;
+  const dataDir = tempDir('ingest');
+  const floorDir = tempDir('floor');
+  try {
+    const { projectId, apiKey } = initDataDir(dataDir);
+    const server = await startServer(dataDir);
+    const call = api(server.url, apiKey);
+    const result = {};
+    try {
+      // Warm-up: JIT, statement caches, the first test cases.
+      const warmRun = await newRun(call, projectId);
+      await call('POST', '/tests/batch', { tests: Array.from({ length: 50 }, (_, i) => testBody({ runId: warmRun, projectId, i: 900_000 + i })) });
+
+      const singleRun = await newRun(call, projectId);
+      let t0 = performance.now();
+      await pool(singleCount, CONCURRENCY, (i) => call('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
+      const singleSec = (performance.now() - t0) / 1000;
+      result.single = { tests: singleCount, concurrency: CONCURRENCY, seconds: singleSec, testsPerSecond: singleCount / singleSec };
+      log(`ingest  POST /tests (1 per request, ${CONCURRENCY} in flight): ${fmt(result.single.testsPerSecond)} tests/s (${singleCount} tests in ${singleSec.toFixed(2)} s)`);
+
+      const batches = [];
+      for (let r = 0; r < batchRuns; r++) {
+        const runId = await newRun(call, projectId);
+        for (let start = 0; start < suiteSize; start += BATCH) {
+          batches.push(Array.from({ length: BATCH }, (_, k) => testBody({ runId, projectId, i: start + k })));
+        }
+      }
+      t0 = performance.now();
+      await pool(batches.length, CONCURRENCY, (b) => call('POST', '/tests/batch', { tests: batches[b] }));
+      const batchSec = (performance.now() - t0) / 1000;
+      const batchTotal = batches.length * BATCH;
+      result.batch = { tests: batchTotal, batchSize: BATCH, concurrency: CONCURRENCY, runs: batchRuns, seconds: batchSec, testsPerSecond: batchTotal / batchSec };
+      log(`ingest  POST /tests/batch (${BATCH} per batch, ${CONCURRENCY} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (${batchTotal} tests in ${batchSec.toFixed(2)} s)`);
+
+      // The floor: the same tests as rows built beforehand, inserted by one process in one
+      // transaction, with the server's durability settings (WAL, synchronous=FULL).
+      const floor = initDataDir(floorDir);
+      const db = new Database(join(floorDir, 'testreport.db'));
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      const insertRun = db.prepare(`INSERT INTO runs (id, project_id, status, branch, tags, grep_patterns, created_at, updated_at) VALUES (?, ?, 'running', 'main', '[]', '[]', ?, ?)`);
+      const stmts = prepareStatements(db);
+      const runIds = new Map();
+      for (const b of batches) {
+        if (!runIds.has(b[0].runId)) {
+          const now = new Date().toISOString();
+          const id = `floor-${runIds.size}`;
+          insertRun.run(id, floor.projectId, now, now);
+          runIds.set(b[0].runId, id);
+        }
+      }
+      const rows = batches.flatMap((b) => b.map((t) => buildRows({ ...t, projectId: floor.projectId, runId: runIds.get(t.runId) }, { commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0' })));
+      t0 = performance.now();
+      db.transaction(() => {
+        for (const r of rows) insertRows(stmts, r);
+      })();
+      const floorSec = (performance.now() - t0) / 1000;
+      db.close();
+      result.floor = { tests: batchTotal, seconds: floorSec, testsPerSecond: batchTotal / floorSec };
+      result.batchShareOfFloor = result.batch.testsPerSecond / result.floor.testsPerSecond;
+      log(`ingest  raw SQLite floor (better-sqlite3, one transaction): ${fmt(result.floor.testsPerSecond)} tests/s`);
+      log(`ingest  batch / floor: ${(result.batchShareOfFloor * 100).toFixed(1)}%   (targets: batch ≥ 20,000 tests/s, ≥ 25% of floor)`);
+      result.targets = { batchTestsPerSecond: 20_000, shareOfFloor: 0.25 };
+      result.meetsTargets = result.batch.testsPerSecond >= 20_000 && result.batchShareOfFloor >= 0.25;
+      return result;
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    removeDir(dataDir);
+    removeDir(floorDir);
+  }
+}
+
+export const fmt = (n) => Math.round(n).toLocaleString('en-US');

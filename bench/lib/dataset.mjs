@@ -1,0 +1,106 @@
+// Writes a large project history straight into SQLite (rows matching
+// packages/server/src/db/migrations/001_initial.ts): `runs` finished runs of `perRun` tests each,
+// the same `perRun` test cases in every run, with flakiness stats on test_cases consistent with the
+// stored results (decisions §7: last 50 non-skipped results).
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { seededRandom, steps, testIdentity } from './bodies.mjs';
+import { uuidv7 } from './ids.mjs';
+import { TEST_COLUMNS, testRow } from './rows.mjs';
+
+const DAY = 86_400_000;
+
+export function generateDataset(dataDir, projectId, { runs, perRun }) {
+  const db = new Database(join(dataDir, 'testreport.db'));
+  db.pragma('synchronous = OFF');
+  db.pragma('foreign_keys = OFF');
+  db.pragma('cache_size = -262144');
+  const rand = seededRandom(7);
+  const start = Date.now() - 25 * DAY; // inside the default 30-day retention window
+  const spacing = Math.floor((25 * DAY) / runs);
+
+  const runCols = ['id', 'project_id', 'status', 'branch', 'commit_sha', 'commit_message', 'commit_author', 'ci_provider', 'ci_build_id', 'ci_build_url', 'framework_version', 'workers', 'browser', 'os', 'hostname', 'run_title', 'tags', 'grep_patterns', 'total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests', 'duration', 'finished_at', 'created_at', 'updated_at'];
+  const insertRun = db.prepare(`INSERT INTO runs (${runCols.join(', ')}) VALUES (${runCols.map((c) => '@' + c).join(', ')})`);
+  const insertTest = db.prepare(`INSERT INTO tests (${TEST_COLUMNS.join(', ')}) VALUES (${TEST_COLUMNS.map((c) => '@' + c).join(', ')})`);
+  const caseCols = ['id', 'project_id', 'file_path', 'full_title', 'title', 'latest_test_id', 'flakiness_score', 'total_runs', 'flaky_runs', 'last_flaky_at', 'stats_dirty', 'created_at', 'updated_at'];
+  const upsertCase = db.prepare(`INSERT INTO test_cases (${caseCols.join(', ')}) VALUES (${caseCols.map((c) => '@' + c).join(', ')})
+    ON CONFLICT (project_id, file_path, full_title) DO UPDATE SET latest_test_id = excluded.latest_test_id, flakiness_score = excluded.flakiness_score,
+      total_runs = excluded.total_runs, flaky_runs = excluded.flaky_runs, last_flaky_at = excluded.last_flaky_at, updated_at = excluded.updated_at`);
+
+  const cases = Array.from({ length: perRun }, (_, c) => ({
+    id: uuidv7(start - DAY + c),
+    identity: testIdentity(c),
+    flakyRate: c % 10 === 0 ? 0.05 + (c % 7) * 0.04 : 0,
+    alwaysSkipped: c % 50 === 7,
+    window: [], // last 50 non-skipped results: 1 = flaky
+    lastFlakyAt: null,
+    latestTestId: null,
+  }));
+  const stepsJson = [300, 900, 2400].map((d) => JSON.stringify(steps(d)));
+  const sampleTestIds = [];
+  const runIds = [];
+
+  const writeRun = db.transaction((r) => {
+    const runAt = start + r * spacing;
+    const runId = uuidv7(runAt);
+    runIds.push(runId);
+    const branch = r % 5 === 0 ? `feature/change-${r}` : 'main';
+    const commitSha = (r * 2654435761 >>> 0).toString(16).padStart(8, '0').repeat(5);
+    const counts = { passed: 0, failed: 0, skipped: 0, flaky: 0 };
+    let duration = 0;
+    for (let k = 0; k < perRun; k++) {
+      const c = cases[k];
+      const x = rand();
+      const status = c.alwaysSkipped ? 'skipped' : x < c.flakyRate ? 'flaky' : x > 0.995 ? 'failed' : 'passed';
+      counts[status]++;
+      const createdMs = runAt + 1000 + k * 50;
+      const id = uuidv7(createdMs);
+      const createdAt = new Date(createdMs).toISOString();
+      const d = Math.round(200 + rand() * 2800);
+      duration += d;
+      const body = {
+        runId, projectId, ...c.identity, status, duration: d, retries: status === 'flaky' ? 1 : 0, attempt: status === 'flaky' ? 1 : 0,
+        isFlaky: status === 'flaky', tags: k % 3 === 0 ? ['@smoke'] : [], annotations: [],
+        error: status === 'failed' ? { message: 'expect(received).toBe(expected)\n\nExpected: 4\nReceived: 3', stack: `Error: expect failed\n    at ${c.identity.filePath}:${c.identity.lineNumber}:5` } : null,
+      };
+      const row = testRow(body, { id, caseId: c.id, branch, commitSha, createdAt });
+      row.steps = status === 'skipped' ? null : stepsJson[k % 3];
+      insertTest.run(row);
+      if (rand() < 0.001) sampleTestIds.push(id);
+      c.latestTestId = id;
+      if (status !== 'skipped') {
+        c.window.push(status === 'flaky' ? 1 : 0);
+        if (c.window.length > 50) c.window.shift();
+      }
+      if (status === 'flaky') c.lastFlakyAt = createdAt;
+    }
+    const finishedAt = new Date(runAt + 1000 + perRun * 50).toISOString();
+    insertRun.run({
+      id: runId, project_id: projectId, status: counts.failed ? 'failed' : 'passed', branch, commit_sha: commitSha,
+      commit_message: `Change ${r}: tidy the checkout flow`, commit_author: 'Dev Eloper', ci_provider: 'github-actions',
+      ci_build_id: String(100000 + r), ci_build_url: `https://ci.example.com/builds/${100000 + r}`, framework_version: '1.65.1',
+      workers: 4, browser: 'chromium', os: 'linux', hostname: 'runner-1', run_title: `CI #${100000 + r}`, tags: '["ci"]', grep_patterns: '[]',
+      total_tests: perRun, passed_tests: counts.passed, failed_tests: counts.failed, skipped_tests: counts.skipped, flaky_tests: counts.flaky,
+      duration, finished_at: finishedAt, created_at: new Date(runAt).toISOString(), updated_at: finishedAt,
+    });
+  });
+
+  const t0 = performance.now();
+  for (let r = 0; r < runs; r++) writeRun(r);
+  db.transaction(() => {
+    const now = new Date().toISOString();
+    for (const c of cases) {
+      const flaky = c.window.reduce((a, b) => a + b, 0);
+      const total = c.window.length;
+      upsertCase.run({
+        id: c.id, project_id: projectId, file_path: c.identity.filePath, full_title: c.identity.fullTitle, title: c.identity.title,
+        latest_test_id: c.latestTestId, flakiness_score: total ? Math.round((flaky / total) * 10_000) / 10_000 : 0,
+        total_runs: total, flaky_runs: flaky, last_flaky_at: c.lastFlakyAt, stats_dirty: 0, created_at: new Date(start - DAY).toISOString(), updated_at: now,
+      });
+    }
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('ANALYZE');
+  db.close();
+  return { runIds, sampleTestIds, results: runs * perRun, seconds: (performance.now() - t0) / 1000 };
+}

@@ -1,0 +1,60 @@
+// Wall time and peak RSS of a child process. Peak RSS comes from GNU time (`/usr/bin/time -v`,
+// "Maximum resident set size": the largest single process of the tree, e.g. Playwright's runner,
+// not the sum of its workers); without it, /proc is sampled every 50 ms for the whole tree.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+
+const GNU_TIME = '/usr/bin/time';
+export const hasGnuTime = existsSync(GNU_TIME);
+
+function treeRssKb(rootPid) {
+  const children = new Map();
+  let rss = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {}
+  }
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop();
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) rss += Number(m[1]);
+    } catch {}
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return rss;
+}
+
+/** Runs a command; resolves { wallMs, peakRssMb, code, stdout, stderr }. */
+export function measure(cmd, args, { env = process.env, cwd } = {}) {
+  const useTime = hasGnuTime;
+  const [file, argv] = useTime ? [GNU_TIME, ['-v', cmd, ...args]] : [cmd, args];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(file, argv, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    let sampledKb = 0;
+    const sampler = useTime ? null : setInterval(() => (sampledKb = Math.max(sampledKb, treeRssKb(child.pid))), 50);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const wallMs = performance.now() - started;
+      if (sampler) clearInterval(sampler);
+      let peakKb = sampledKb;
+      if (useTime) {
+        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+        peakKb = m ? Number(m[1]) : NaN;
+        stderr = stderr.replace(/\n?\tCommand being timed:[\s\S]*$/, '');
+      }
+      resolve({ wallMs, peakRssMb: peakKb / 1024, code, stdout, stderr });
+    });
+  });
+}

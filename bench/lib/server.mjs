@@ -1,0 +1,57 @@
+// Starts the real server in a child process, the way an operator does (decisions §2).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const serverBin = join(root, 'packages/server/dist/bin.js');
+export const cliBin = join(root, 'packages/cli/dist/bin.js');
+
+export function tempDir(prefix) {
+  return mkdtempSync(join(tmpdir(), `testreport-${prefix}-`));
+}
+
+/** Creates (migrates) the database in dataDir with an owner, team, project and API key. */
+export function initDataDir(dataDir) {
+  const out = execFileSync(process.execPath, [serverBin, 'init', '--email', 'bench@example.com', '--password', 'bench-password-1', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+export async function startServer(dataDir, { env = {}, nodeArgs = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run'], {
+    env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /testreport listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  child.stdout.resume();
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function removeDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,82 @@
+// Reporter overhead: a generated suite of trivial tests (no browser) run with `dot`, with `dot` +
+// @testreport/reporter (server running), and with `dot` + Playwright's `json` reporter. Wall time
+// and peak RSS of each, as ratios to plain `dot`; every variant runs `rounds` times, interleaved,
+// and the median counts (2 shared cores make single runs noisy).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { measure } from './lib/measure.mjs';
+import { initDataDir, removeDir, root, startServer, tempDir } from './lib/server.mjs';
+
+const playwrightCli = join(root, 'node_modules/@playwright/test/cli.js');
+const reporterPath = join(root, 'packages/reporter/dist/index.js');
+
+function writeSuite(dir, tests) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const perFile = 100;
+  for (let f = 0; f * perFile < tests; f++) {
+    const body = [`import { test, expect } from '@playwright/test';`, `test.describe('area ${f}', () => {`];
+    for (let t = 0; t < Math.min(perFile, tests - f * perFile); t++) {
+      body.push(`  test('computes case ${t}', async () => {`, `    await test.step('add', async () => { expect(${t} + 1).toBe(${t + 1}); });`, `  });`);
+    }
+    body.push('});');
+    writeFileSync(join(dir, `area-${String(f).padStart(3, '0')}.spec.ts`), body.join('\n') + '\n');
+  }
+  writeFileSync(join(dir, 'playwright.config.ts'), `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: '.', workers: 2, retries: 0, outputDir: './test-results' });\n`);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function benchOverhead({ quick, log }) {
+  const tests = quick ? 500 : 2_000;
+  const rounds = quick ? 1 : 3;
+  // Inside the repository so the suite resolves @playwright/test from the root node_modules.
+  const suiteDir = join(root, '.tmp', 'bench-suite');
+  writeSuite(suiteDir, tests);
+  const dataDir = tempDir('overhead');
+  try {
+    const { projectId, apiKey } = initDataDir(dataDir);
+    const server = await startServer(dataDir);
+    try {
+      const base = { ...process.env, CI: '', FORCE_COLOR: '0' };
+      const variants = {
+        dot: { args: ['--reporter=dot'], env: base },
+        'dot+testreport': {
+          args: [`--reporter=dot,${reporterPath}`],
+          env: { ...base, TESTREPORT_URL: server.url, TESTREPORT_API_KEY: apiKey, TESTREPORT_PROJECT_ID: projectId },
+        },
+        'dot+json': { args: ['--reporter=dot,json'], env: { ...base, PLAYWRIGHT_JSON_OUTPUT_NAME: join(suiteDir, 'report.json') } },
+      };
+      const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const [name, v] of Object.entries(variants)) {
+          const r = await measure(process.execPath, [playwrightCli, 'test', '-c', suiteDir, ...v.args], { env: v.env, cwd: suiteDir });
+          if (r.code !== 0) throw new Error(`${name} exited ${r.code}: ${(r.stderr || r.stdout).slice(-600)}`);
+          samples[name].push(r);
+        }
+      }
+      const result = { tests, rounds, variants: {} };
+      for (const [name, rs] of Object.entries(samples)) {
+        result.variants[name] = { wallMs: median(rs.map((r) => r.wallMs)), peakRssMb: median(rs.map((r) => r.peakRssMb)), wallMsAll: rs.map((r) => Math.round(r.wallMs)) };
+      }
+      const dot = result.variants.dot;
+      for (const v of Object.values(result.variants)) {
+        v.wallRatio = v.wallMs / dot.wallMs;
+        v.rssRatio = v.peakRssMb / dot.peakRssMb;
+      }
+      for (const [name, v] of Object.entries(result.variants)) {
+        log(`overhead ${name.padEnd(15)} ${tests} tests: ${(v.wallMs / 1000).toFixed(2)} s (×${v.wallRatio.toFixed(3)})  peak RSS ${v.peakRssMb.toFixed(0)} MB (×${v.rssRatio.toFixed(2)})`);
+      }
+      const ours = result.variants['dot+testreport'];
+      const json = result.variants['dot+json'];
+      result.meetsTargets = ours.wallRatio <= 1.05 && ours.wallMs <= json.wallMs;
+      log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall (target ≤ 5% and ≤ json's ${((json.wallRatio - 1) * 100).toFixed(1)}%)`);
+      return result;
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    removeDir(dataDir);
+    rmSync(suiteDir, { recursive: true, force: true });
+  }
+}
