@@ -115,6 +115,7 @@ export class TestReportClient {
   private readonly allowInsecureHttp: boolean;
   private readonly validateResponses: boolean;
   private readonly warn: (message: string) => void;
+  private readonly insecureWarning = { warned: false };
   /** @internal read by Artifacts */
   readonly uploadTimeoutMs: number;
 
@@ -218,7 +219,7 @@ export class TestReportClient {
 
     const headers: Record<string, string> = {};
     if (sendsCredentials(op, def)) Object.assign(headers, this.credentialHeaders(op, def));
-    if (Object.keys(headers).length > 0 || hasPassword(json?.body)) assertSecureTransport(url, this.allowInsecureHttp, this.warn);
+    if (Object.keys(headers).length > 0 || hasPassword(json?.body)) assertSecureTransport(url, this.allowInsecureHttp, this.insecureWarning, this.warn);
 
     let body: (() => RequestBody | undefined) | undefined;
     if (raw) {

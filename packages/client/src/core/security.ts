@@ -9,17 +9,15 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === '::1' || host === '0:0:0:0:0:0:0:1';
 }
 
-let warned = false;
-
 /**
  * Throws before a key, password or cookie would cross plain http:// to a host that is not loopback;
- * with `allowInsecureHttp` it lets it through and warns once per process.
+ * with `allowInsecureHttp` it lets it through and warns once per `state` (one per client).
  */
-export function assertSecureTransport(url: string, allowInsecureHttp: boolean, warn: (message: string) => void): void {
+export function assertSecureTransport(url: string, allowInsecureHttp: boolean, state: { warned: boolean }, warn: (message: string) => void): void {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return;
   if (!allowInsecureHttp) throw new InsecureTransportError(url);
-  if (warned) return;
-  warned = true;
+  if (state.warned) return;
+  state.warned = true;
   warn(`testreport: sending credentials over plain http:// to ${parsed.host} because allowInsecureHttp is set; anyone on the network path can read them.`);
 }

@@ -138,7 +138,7 @@ export class Transport {
         const key = out.idempotencyKey === 'per-attempt' ? randomUUID() : idempotencyKey;
         // The first attempt always gets its full time-out; later ones only what is left of the budget.
         const perAttempt = out.timeoutMs ?? this.config.timeoutMs;
-        const timeoutMs = attempt === 1 ? perAttempt : Math.max(1, Math.min(perAttempt, remaining()));
+        const timeoutMs = Math.floor(attempt === 1 ? perAttempt : Math.max(1, Math.min(perAttempt, remaining())));
         try {
           return { ...(await this.attempt(out, key, timeoutMs)), attempts };
         } catch (err) {
