@@ -18,8 +18,8 @@ const tasks = [
 let nextId = tasks.length + 1;
 
 // The report is expensive to build the first time (think: an aggregate query on a cold database);
-// afterwards it is served from memory for a while. The cold latency is random, 500–1500 ms, so a
-// client that gives up after 750 ms fails about three times in four, but only on a cold start.
+// afterwards it is served from memory for a while. The cold latency is random, 500–1500 ms, and
+// the report page gives up after 750 ms: on a cold start it fails about three times in four.
 const REPORT_TTL_MS = 60_000;
 let reportCache = null;
 
