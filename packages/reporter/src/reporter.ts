@@ -46,7 +46,8 @@ class Pool {
 }
 
 const status = (e: unknown): number | undefined => (e as { status?: number })?.status;
-const isKeyProblem = (e: unknown): boolean => (e as { name?: string })?.name === 'KeyValidationError' || (e as { problem?: unknown })?.problem !== undefined;
+const isKeyProblem = (e: unknown): boolean =>
+  ['KeyValidationError', 'InsecureTransportError'].includes((e as { name?: string })?.name ?? '') || (e as { problem?: unknown })?.problem !== undefined;
 
 /**
  * The Playwright reporter. Nothing here may throw into Playwright or change the exit code (except
@@ -147,7 +148,7 @@ export class TestReportReporter implements Reporter {
       apiKey: this.opts.apiKey,
       url: this.opts.url,
       allowInsecureHttp: this.opts.allowInsecureHttp,
-      userAgent: `testreport-reporter (playwright ${config.version})`,
+      userAgent: `testreport-reporter/0.1.0 playwright/${config.version}`,
       ...(this.opts.timeoutMs ? { timeoutMs: this.opts.timeoutMs } : {}),
       ...(this.opts.retryBudgetMs ? { retryBudgetMs: this.opts.retryBudgetMs } : {}),
       ...(this.opts.maxRetries !== undefined ? { maxRetries: this.opts.maxRetries } : {}),
