@@ -42,6 +42,6 @@ export default defineConfig([
     name: 'cli',
     entry: { bin: 'packages/cli/src/bin.ts' },
     outDir: 'packages/cli/dist',
-    external: ['@testreport/client', '@testreport/client/schemas'],
+    external: ['@testreport/client', '@testreport/client/schemas', '@testreport/reporter'],
   },
 ]);

@@ -1,0 +1,56 @@
+import type { SettingsUpdate } from '@testreport/client/schemas';
+import type { Command } from 'commander';
+import { action } from '../lib/action.js';
+import { UsageError } from '../lib/errors.js';
+import { boolFlag, intFlag, numberFlag, when } from '../lib/flags.js';
+import type { Context } from '../lib/context.js';
+
+function show(ctx: Context, s: { projectId: string; dataRetentionDays: number; flakinessThreshold: number; autoQuarantineEnabled: boolean; updatedAt: string }) {
+  if (ctx.out.json) return ctx.out.data(s);
+  ctx.out.fields([
+    ['project', s.projectId],
+    ['retention', `${s.dataRetentionDays} days`],
+    ['flakiness threshold', s.flakinessThreshold],
+    ['auto-quarantine', s.autoQuarantineEnabled ? 'on' : 'off'],
+    ['updated', when(s.updatedAt)],
+  ]);
+}
+
+export function registerSettings(program: Command): void {
+  const settings = program.command('settings').summary('project settings: retention, flakiness threshold, auto-quarantine').addHelpText('after', `
+Examples:
+  $ reporter settings get
+  $ reporter settings set --retention-days 90
+  $ reporter settings set --flakiness-threshold 0.2 --auto-quarantine on`);
+
+  settings
+    .command('get')
+    .description('show the settings of the project')
+    .action(
+      action(async (ctx) => {
+        const client = ctx.client();
+        show(ctx, await client.projects.getSettings(await ctx.projectId(client)));
+      }),
+    );
+
+  settings
+    .command('set')
+    .description('change settings; only the given ones change (admins and owners; needs `reporter login`)')
+    .option('--retention-days <days>', 'keep runs this many days (1-3650)')
+    .option('--flakiness-threshold <score>', 'score (0-1) at which auto-quarantine applies')
+    .option('--auto-quarantine <on|off>', 'quarantine cases over the threshold when a run finishes')
+    .action(
+      action(async (ctx, flags: { retentionDays?: string; flakinessThreshold?: string; autoQuarantine?: string }) => {
+        const body: SettingsUpdate = {};
+        const days = intFlag('--retention-days', flags.retentionDays, 1, 3650);
+        const threshold = numberFlag('--flakiness-threshold', flags.flakinessThreshold, 0, 1);
+        const auto = boolFlag('--auto-quarantine', flags.autoQuarantine);
+        if (days !== undefined) body.dataRetentionDays = days;
+        if (threshold !== undefined) body.flakinessThreshold = threshold;
+        if (auto !== undefined) body.autoQuarantineEnabled = auto;
+        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: pass --retention-days, --flakiness-threshold or --auto-quarantine');
+        const client = ctx.client('user');
+        show(ctx, await client.projects.updateSettings(await ctx.projectId(client), body));
+      }),
+    );
+}
