@@ -1,7 +1,194 @@
+import type { Run, Webhook, WebhookCreate, WebhookDelivery, WebhookEvent, WebhookPayload, WebhookUpdate } from '@testreport/client/schemas';
+import type { Principal } from '../authz/principal.js';
+import type { Updateable } from 'kysely';
+import type { WebhooksTable } from '../db/schema.js';
 import type { BackgroundJob, Deps } from '../deps.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { bool, fromJson, int } from '../lib/json.js';
+import { createWebhookRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from './repo.js';
+import { MAX_RETRIES, retryDelayMs } from './schedule.js';
+import { sendDelivery } from './send.js';
+import { checkWebhookUrlShape, resolvePublic, UnsafeWebhookTarget } from './ssrf.js';
+import { createDeliveryWorker } from './worker.js';
 
-// Placeholder: the webhooks issue builds CRUD, the outbox and the delivery worker.
-export function createWebhookService(deps: Deps): { job?: BackgroundJob } {
-  void deps;
-  return {};
+const toWebhook = (r: WebhookRow): Webhook => ({
+  id: r.id,
+  projectId: r.project_id,
+  url: r.url,
+  events: fromJson<WebhookEvent[]>(r.events, []),
+  headers: fromJson<Record<string, string>>(r.headers, {}),
+  hasSecret: r.secret !== null,
+  isActive: bool(r.is_active),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const runSummary = (run: Run) => ({
+  id: run.id, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
+  ciBuildUrl: run.ciBuildUrl, totalTests: run.totalTests ?? 0, passedTests: run.passedTests ?? 0, failedTests: run.failedTests ?? 0,
+  skippedTests: run.skippedTests ?? 0, flakyTests: run.flakyTests ?? 0, passRate: run.passRate, duration: run.duration,
+});
+
+/** How long a resolver may take when a webhook is saved; an unresolvable name is re-checked at delivery. */
+const SAVE_LOOKUP_TIMEOUT_MS = 3000;
+
+export function createWebhookService(deps: Deps) {
+  const { config, authz, logger } = deps;
+  const repo = createWebhookRepo(deps.db);
+  const nowIso = () => config.now().toISOString();
+
+  /** The SSRF guard at save time (400 on `url`); delivery checks again on the connected address. */
+  async function checkUrl(raw: string) {
+    try {
+      const url = checkWebhookUrlShape(raw, config.webhookAllowPrivate);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (config.webhookAllowPrivate || /^[\d.]+$|:/.test(host)) return;
+      await Promise.race([
+        resolvePublic(host).catch((err: Error) => {
+          if (err instanceof UnsafeWebhookTarget) throw err;
+        }),
+        new Promise((resolve) => setTimeout(resolve, SAVE_LOOKUP_TIMEOUT_MS).unref()),
+      ]);
+    } catch (err) {
+      if (err instanceof UnsafeWebhookTarget) throw new ValidationError('url', 'invalid_value', err.message);
+      throw err;
+    }
+  }
+
+  async function reachable(principal: Principal, id: string) {
+    const row = await repo.find(id);
+    if (!row) throw new NotFoundError('Webhook');
+    await authz.project(principal, row.project_id, 'webhooks', 'resource', 'webhook');
+    return row;
+  }
+
+  function deliveryRow(webhook: WebhookRow, event: WebhookPayload['event'], data: WebhookPayload['data']): DeliveryRow {
+    const id = newId();
+    const now = nowIso();
+    const payload: WebhookPayload = { id, event, createdAt: now, data };
+    return {
+      id, webhook_id: webhook.id, project_id: webhook.project_id, event, payload: JSON.stringify(payload), status: 'pending',
+      attempt_count: 0, next_attempt_at: now, locked_until: null, created_at: now, updated_at: now,
+    };
+  }
+
+  async function toDeliveries(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+    const attempts = await repo.attemptsOf(rows.map((r) => r.id));
+    return rows.map((r) => ({
+      id: r.id,
+      webhookId: r.webhook_id,
+      event: r.event as WebhookDelivery['event'],
+      status: r.status as WebhookDelivery['status'],
+      attempts: attempts
+        .filter((a) => a.delivery_id === r.id)
+        .map((a) => ({ attempt: a.attempt, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms, createdAt: a.created_at })),
+      nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
+      createdAt: r.created_at,
+    }));
+  }
+
+  /** Sends one claimed delivery and records the attempt with the delivery's next state. */
+  async function attempt(d: DeliveryRow): Promise<void> {
+    const hook = await repo.find(d.webhook_id);
+    if (!hook) return; // deleted meanwhile; its deliveries went with it
+    const number = d.attempt_count + 1;
+    const started = performance.now();
+    const outcome = bool(hook.is_active) || d.event === 'ping'
+      ? await sendDelivery({
+          url: hook.url, body: d.payload, event: d.event, deliveryId: d.id, secret: hook.secret,
+          headers: fromJson<Record<string, string>>(hook.headers, {}), timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate,
+        })
+      : { ok: false, statusCode: null, error: 'webhook is inactive', retryAfter: null };
+    const now = config.now();
+    const record: AttemptRow = {
+      id: newId(), delivery_id: d.id, attempt: number, status_code: outcome.statusCode, error: outcome.error,
+      duration_ms: Math.round(performance.now() - started), created_at: now.toISOString(),
+    };
+    const giveUp = !outcome.ok && (number > MAX_RETRIES || outcome.error === 'webhook is inactive');
+    const status = outcome.ok ? 'succeeded' : giveUp ? 'failed' : 'pending';
+    const next = status === 'pending' ? new Date(now.getTime() + retryDelayMs(number, config.webhookRetryBaseMs, outcome.retryAfter, now)).toISOString() : null;
+    await repo.recordAttempt(record, { attempt_count: number, status, next_attempt_at: next, locked_until: null, updated_at: now.toISOString() });
+    if (!outcome.ok) logger.warn(`webhook delivery ${d.id} attempt ${number} failed: ${outcome.error} (${status})`);
+  }
+
+  const worker = createDeliveryWorker({ repo, config, logger, attempt });
+
+  deps.events.on('run.finished', async ({ run }) => {
+    const hooks = await repo.activeByProject(run.projectId);
+    const rows: DeliveryRow[] = [];
+    for (const hook of hooks) {
+      const events = fromJson<WebhookEvent[]>(hook.events, []);
+      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run) }));
+      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run) }));
+    }
+    // The outbox row is committed before anything is sent: a crash after this loses no delivery.
+    await repo.insertDeliveries(rows);
+    if (rows.length) worker.kick();
+  });
+
+  return {
+    job: worker.job as BackgroundJob,
+    /** Runs one pass of the worker: sends every due delivery once. For tests and the worker loop. */
+    deliverDueOnce: worker.deliverDueOnce,
+
+    async list(principal: Principal, projectId: string): Promise<{ data: Webhook[] }> {
+      await authz.project(principal, projectId, 'webhooks', 'param');
+      return { data: (await repo.listByProject(projectId)).map(toWebhook) };
+    },
+
+    async get(principal: Principal, id: string): Promise<Webhook> {
+      return toWebhook(await reachable(principal, id));
+    },
+
+    async create(principal: Principal, input: WebhookCreate): Promise<Webhook> {
+      await authz.project(principal, input.projectId, 'webhooks', 'param');
+      await checkUrl(input.url);
+      const now = nowIso();
+      const row: WebhookRow = {
+        id: newId(), project_id: input.projectId, url: input.url, events: JSON.stringify([...new Set(input.events)]),
+        headers: JSON.stringify(input.headers ?? {}), secret: input.secret ?? null,
+        // Both spellings of the spec are accepted; isActive wins when both are sent.
+        is_active: int(input.isActive ?? input.active ?? true), created_at: now, updated_at: now,
+      };
+      await repo.insert(row);
+      return toWebhook(row);
+    },
+
+    async update(principal: Principal, id: string, input: WebhookUpdate): Promise<Webhook> {
+      const row = await reachable(principal, id);
+      if (input.url !== undefined) await checkUrl(input.url);
+      const patch: Updateable<WebhooksTable> = { updated_at: nowIso() };
+      if (input.url !== undefined) patch.url = input.url;
+      if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
+      if (input.headers !== undefined) patch.headers = JSON.stringify(input.headers);
+      if (input.secret !== undefined) patch.secret = input.secret;
+      const active = input.isActive ?? input.active;
+      if (active !== undefined) patch.is_active = int(active);
+      await repo.update(id, patch);
+      return toWebhook({ ...row, ...patch });
+    },
+
+    async remove(principal: Principal, id: string) {
+      await reachable(principal, id);
+      await repo.delete(id);
+      return { success: true as const, message: 'Webhook deleted' };
+    },
+
+    async deliveries(principal: Principal, id: string, q: { limit: number; offset: number }) {
+      await reachable(principal, id);
+      const { rows, total } = await repo.listDeliveries(id, q.limit, q.offset);
+      return { data: await toDeliveries(rows), total, limit: q.limit, offset: q.offset };
+    },
+
+    /** Queues a `ping` (sent even to an inactive webhook: it is how a user checks the receiver). */
+    async test(principal: Principal, id: string): Promise<WebhookDelivery> {
+      const row = await reachable(principal, id);
+      const delivery = deliveryRow(row, 'ping', { webhookId: row.id });
+      await repo.insertDeliveries([delivery]);
+      worker.kick();
+      return (await toDeliveries([delivery]))[0];
+    },
+  };
 }
+export type WebhookService = ReturnType<typeof createWebhookService>;
