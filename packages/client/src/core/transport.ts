@@ -11,7 +11,6 @@ export interface FetchInit {
   body?: RequestBody;
   signal: AbortSignal;
   duplex?: 'half';
-  dispatcher?: Dispatcher;
 }
 
 /** What the transport needs of a response; undici's and the global fetch's both fit. */
@@ -177,24 +176,20 @@ export class Transport {
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const body = out.body?.();
     const streamed = body instanceof ReadableStream;
-    const fetchImpl: FetchLike = this.config.fetch ?? (undiciFetch as unknown as FetchLike);
+    const init: FetchInit = { method: out.method, headers, body, signal, ...(streamed ? { duplex: 'half' as const } : {}) };
     try {
-      const res = await fetchImpl(out.url, {
-        method: out.method,
-        headers,
-        body,
-        signal,
-        ...(streamed ? { duplex: 'half' as const } : {}),
-        ...(this.config.fetch ? {} : { dispatcher: this.config.dispatcher ?? defaultAgent() }),
-      });
+      const res = this.config.fetch
+        ? await this.config.fetch(out.url, init)
+        : await undiciFetch(out.url, { ...init, dispatcher: this.config.dispatcher ?? defaultAgent() });
       // Reading the body is part of the attempt: the time-out covers a server that stalls mid-answer.
       const text = await res.text();
       if (res.status >= 200 && res.status < 300) return { status: res.status, headers: res.headers, text };
       throw errorFromResponse(res.status, res.headers, text, out.operation);
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (out.bodyFailure?.error) throw new AbortError(out.bodyFailure.error);
-      if (out.signal?.aborted) throw new AbortError(toError(out.signal.reason));
+      // Neither is retryable: the body gave up on purpose, or the caller cancelled.
+      if (out.bodyFailure?.error) throw out.bodyFailure.error;
+      if (out.signal?.aborted) throw toError(out.signal.reason);
       if (timeout.aborted) throw new ConnectionError(`${out.operation} timed out after ${timeoutMs} ms`, { cause: err, timedOut: true });
       throw new ConnectionError(`${out.operation} failed: could not reach the server (${describeNetworkFailure(err)})`, { cause: err });
     }
