@@ -56,3 +56,34 @@ describe('SSRF guard: URLs', () => {
     await expect(resolvePublic('ok.example', fake(['93.184.216.34', '2606:4700:4700::1111']))).resolves.toHaveLength(2);
   });
 });
+
+describe('SSRF guard at connect time', () => {
+  it('the guarded lookup refuses a name that resolves to loopback, so no socket reaches it', async () => {
+    const { createServer, connect } = await import('node:net');
+    let connections = 0;
+    const server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { guardedLookup } = await import('./ssrf.js');
+      const attempt = (allowPrivate: boolean) =>
+        new Promise<string>((resolve) => {
+          const socket = connect({ host: 'localhost', port, family: 4, lookup: guardedLookup(allowPrivate) as never });
+          socket.on('connect', () => {
+            socket.destroy();
+            resolve('connected');
+          });
+          socket.on('error', (err) => resolve(err.message));
+        });
+      expect(await attempt(false)).toMatch(/not a public address/);
+      expect(connections).toBe(0);
+      // The same connection is made when private targets are allowed: the refusal above was the guard's.
+      expect(await attempt(true)).toBe('connected');
+    } finally {
+      server.close();
+    }
+  });
+});
