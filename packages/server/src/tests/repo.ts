@@ -59,8 +59,9 @@ export function createTestRepo(db: Db) {
     },
 
     async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
-      let base = db.selectFrom('tests').where('project_id', '=', q.projectId);
-      if (q.runId) base = base.where('run_id', '=', q.runId);
+      // With a runId (whose project the service has checked) the run alone is the filter: adding
+      // project_id would lead SQLite to walk the project's index newest-first instead of the run's.
+      let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
         const pattern = `%${q.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;

@@ -106,6 +106,10 @@ export function createTestService(deps: Deps) {
 
     async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
+      if (q.runId) {
+        const run = await db.selectFrom('runs').select('project_id').where('id', '=', q.runId).executeTakeFirst();
+        if (run?.project_id !== q.projectId) return { data: [], total: 0, limit: q.limit, offset: q.offset };
+      }
       const { rows, total } = await repo.list(q);
       return { data: rows.map(toTestListItem), total, limit: q.limit, offset: q.offset };
     },

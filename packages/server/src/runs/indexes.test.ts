@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database as Schema } from '../db/schema.js';
+import { createFlakinessRepo } from '../flakiness/repo.js';
+import { createRetentionService } from '../retention/service.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { createRun, postTests, testBody } from '../testing/results.js';
+import { createTestRepo } from '../tests/repo.js';
+import { createRunRepo } from './repo.js';
+
+/**
+ * The queries behind GET /runs, GET /tests, history, GET /flakiness and the retention sweep must be
+ * index lookups, so they stay fast with a million results in one project. The repositories run on a
+ * second connection that records every statement; each SELECT is then explained.
+ */
+let t: TestServer;
+let raw: Database.Database;
+let db: Kysely<Schema>;
+const seen: CompiledQuery[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const run = await createRun(t);
+  await postTests(t, [testBody(run.id, t.projectId), testBody(run.id, t.projectId, { fullTitle: 'b', status: 'failed' })]);
+  raw = new Database(join(t.dataDir, 'testreport.db'));
+  db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: raw }),
+    log: (e) => {
+      if (e.level === 'query') seen.push(e.query);
+    },
+  });
+});
+afterAll(async () => {
+  await db?.destroy();
+  await t?.close();
+});
+
+function plansOf(run: () => Promise<unknown>) {
+  return async () => {
+    seen.length = 0;
+    await run();
+    const selects = seen.filter((q) => /^\s*select/i.test(q.sql));
+    expect(selects.length).toBeGreaterThan(0);
+    return selects.map((q) => ({
+      sql: q.sql,
+      plan: (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail),
+    }));
+  };
+}
+
+/** A full pass over a big table is "SCAN <table>" with no index; everything else is a bounded lookup. */
+const fullScans = (plans: { plan: string[] }[]) => plans.flatMap((p) => p.plan).filter((d) => /^SCAN (tests|runs|test_cases|test_suites)\b/.test(d) && !/USING (COVERING )?INDEX/.test(d));
+
+describe('query plans', () => {
+  it.each([
+    ['GET /runs (list, count, derived counts)', ['runs_project', 'tests_run_status'], () => createRunRepo(db).list({ projectId: t.projectId, limit: 50, offset: 0 }).then((r) => createRunRepo(db).statusCounts(r.rows.map((x) => x.id)))],
+    ['GET /runs?status&branch', ['runs_project_branch'], () => createRunRepo(db).list({ projectId: t.projectId, status: 'passed', branch: 'main', limit: 50, offset: 0 })],
+    ['GET /tests?runId', ['tests_run'], async () => createTestRepo(db).list({ projectId: t.projectId, runId: (await db.selectFrom('runs').select('id').executeTakeFirstOrThrow()).id, limit: 50, offset: 0 })],
+    ['GET /tests?runId&status', ['tests_run_status'], () => createTestRepo(db).list({ projectId: t.projectId, runId: 'x', status: 'failed', limit: 50, offset: 0 })],
+    ['GET /tests (project-wide, capped count)', ['tests_project'], () => createTestRepo(db).list({ projectId: t.projectId, limit: 50, offset: 0 })],
+    ['GET /tests?status (project-wide)', ['tests_project_status'], () => createTestRepo(db).list({ projectId: t.projectId, status: 'flaky', limit: 50, offset: 0 })],
+    ['GET /tests/:id/history', ['tests_case'], () => createTestRepo(db).history('case', 20)],
+    ['GET /flakiness (dirty cases, window, list)', ['test_cases_dirty', 'tests_case', 'test_cases_score'], async () => {
+      const f = createFlakinessRepo(db);
+      await f.dirtyCasesOfProject(t.projectId);
+      await f.dirtyCasesOfRun('run');
+      await f.window('case', '2000-01-01T00:00:00.000Z');
+      await f.list({ projectId: t.projectId, limit: 50, offset: 0 });
+      await f.list({ projectId: t.projectId, quarantined: true, minScore: 0.2, limit: 50, offset: 0 });
+    }],
+    ['retention sweep', ['runs_project_created'], () => createRetentionService({ ...t.server.services.deps, db }).sweepOnce()],
+  ] as [string, string[], () => Promise<unknown>][])('%s uses indexes only', async (_name, indexes, run) => {
+    const plans = await plansOf(run)();
+    if (process.env.SHOW_PLANS) console.log(_name, JSON.stringify(plans.map((p) => [p.sql.slice(0, 160), p.plan]), null, 1));
+    expect(fullScans(plans), JSON.stringify(plans, null, 1)).toEqual([]);
+    // Every SELECT on tests must search by an index that bounds it by run, case or project.
+    for (const p of plans) if (/from "tests"/.test(p.sql)) expect(p.plan.join(' '), p.sql).toMatch(/SEARCH tests USING (COVERING )?INDEX/);
+    const used = plans.flatMap((p) => p.plan).join('\n');
+    for (const ix of indexes) expect(used, JSON.stringify(plans, null, 1)).toMatch(new RegExp(`INDEX ${ix} `));
+  });
+});
