@@ -26,7 +26,8 @@ export default defineConfig({
         // TESTREPORT_PROJECT_ID; keep the key in a CI secret, never in this file.
         runTitle: process.env.RUN_TITLE ?? 'playwright-basic example',
         tags: ['example', 'tasks-app'],
-        uploadArtifacts: true,
+        // Screenshots and traces of failed attempts ('all' | 'failures' | 'none').
+        uploadArtifacts: 'failures',
         // Without TESTREPORT_API_KEY (e.g. a contributor's laptop) the reporter stays out of the way.
         enabled: Boolean(process.env.TESTREPORT_API_KEY),
       },
