@@ -14,6 +14,7 @@ const BATCH_SIZE = 50;
 const FLUSH_MS = 1_000;
 const SEND_CONCURRENCY = 2;
 const MAX_SUITES = 1_000;
+const SUITE_CONCURRENCY = 4;
 const PREFIX = '[testreport]';
 
 type Mode = 'disabled' | 'online' | 'offline';
@@ -234,16 +235,17 @@ export class TestReportReporter implements Reporter {
     // Parents come before children in the list; one level at a time keeps parents resolvable.
     let level = suites.filter((s) => s.parentCid === null);
     while (level.length && this.mode === 'online') {
-      await Promise.all(
-        level.map(async (s) => {
-          const suite = await this.client.testSuites.upsert(
-            { ...s.body, runId: this.runId!, projectId: this.projectId!, parentSuiteId: s.parentCid ? ids.get(s.parentCid) ?? null : null },
-            { idempotencyKey: idempotencyKey('suite', s.cid) },
-          );
-          ids.set(s.cid, suite.id);
-          this.spool.write({ t: 'ack', cid: s.cid, id: suite.id });
-        }),
-      );
+      for (let i = 0; i < level.length; i += SUITE_CONCURRENCY)
+        await Promise.all(
+          level.slice(i, i + SUITE_CONCURRENCY).map(async (s) => {
+            const suite = await this.client.testSuites.upsert(
+              { ...s.body, runId: this.runId!, projectId: this.projectId!, parentSuiteId: s.parentCid ? ids.get(s.parentCid) ?? null : null },
+              { idempotencyKey: idempotencyKey('suite', s.cid) },
+            );
+            ids.set(s.cid, suite.id);
+            this.spool.write({ t: 'ack', cid: s.cid, id: suite.id });
+          }),
+        );
       const parents = new Set(level.map((s) => s.cid));
       level = suites.filter((s) => s.parentCid !== null && parents.has(s.parentCid));
     }
