@@ -199,6 +199,18 @@ describe('signed downloads', () => {
   });
 });
 
+describe('download edge cases', () => {
+  it('answers HEAD with the size, and 404 once the file is gone even with a valid link', async () => {
+    const bytes = png();
+    const up = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileName: 'gone.png', content: bytes });
+    const head = await fetch(up.body.url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(bytes.length));
+    await t.server.services.deps.store.deletePrefix(`projects/${t.projectId}/runs/${run.id}/`);
+    expect((await fetch(up.body.url)).status).toBe(404);
+  });
+});
+
 describe('GET /artifacts', () => {
   it('lists a run or a test with fresh URLs, newest first, hidden from other tenants', async () => {
     const r = await insertRun(t);

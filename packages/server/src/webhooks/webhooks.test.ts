@@ -275,6 +275,17 @@ describe('delivery', () => {
     await t.api('DELETE', `/webhooks/${hook.id}`, { auth: t.apiKey });
   });
 
+  it('does not send deliveries queued before the webhook was deactivated', async () => {
+    receiver = await startReceiver();
+    const hook = await createHook({ url: receiver.url, events: ['run.completed'] });
+    await emit(await finishedRun(t));
+    await t.api('PATCH', `/webhooks/${hook.id}`, { auth: t.apiKey, body: { isActive: false } });
+    await deliver();
+    expect(receiver.received).toHaveLength(0);
+    const [d] = (await deliveriesOf(hook.id)).data;
+    expect(d).toMatchObject({ status: 'failed', attempts: [{ attempt: 1, statusCode: null, error: 'webhook is inactive' }] });
+  });
+
   it('never sends one delivery twice when workers race', async () => {
     receiver = await startReceiver();
     const hook = await createHook({ url: receiver.url, events: ['run.completed'] });
