@@ -19,13 +19,22 @@ export interface ProjectAccess {
 }
 
 export function createAuthz(repo: AuthzRepo) {
+  const sameTeam = async (a: string, b: string) => {
+    const [x, y] = await Promise.all([repo.projectRole(a, ''), repo.projectRole(b, '')]);
+    return !!x && !!y && x.teamId === y.teamId;
+  };
   const outOfReach = (via: ScopeVia, what: string) => (via === 'param' ? new ForbiddenError(`You have no access to this ${what}`) : new NotFoundError(what === 'project' ? 'Project' : 'Team'));
 
   return {
     /** Throws unless the principal may perform `action` on the project. */
     async project(principal: Principal, projectId: string, action: Action, via: ScopeVia, what = 'project'): Promise<ProjectAccess> {
       if (principal.kind === 'apiKey') {
-        if (principal.projectId !== projectId) throw via === 'param' ? new ForbiddenError('This API key is scoped to another project') : new NotFoundError(capital(what));
+        // Like a team member lacking the role, a key asking for a key-forbidden action on a sibling
+        // project of its own team gets 403; outside its team the project stays hidden (404).
+        if (principal.projectId !== projectId) {
+          const forbiddenInOwnTeam = !apiKeyAllows(action) && (await sameTeam(principal.projectId, projectId));
+          if (!forbiddenInOwnTeam) throw via === 'param' ? new ForbiddenError('This API key is scoped to another project') : new NotFoundError(capital(what));
+        }
         if (!apiKeyAllows(action)) throw new ForbiddenError('API keys cannot perform this action; sign in as a team admin');
         const scope = await repo.projectRole(projectId, '');
         if (!scope) throw new NotFoundError('Project');
