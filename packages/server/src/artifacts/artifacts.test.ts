@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ARTIFACT_RULES } from '@testreport/client/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,7 @@ describe('POST /upload', () => {
     expect(up.body.fileName).toBe('pass_wd_.png');
     const row = await t.server.services.deps.db.selectFrom('artifacts').selectAll().where('id', '=', up.body.id).executeTakeFirstOrThrow();
     expect(row.storage_key).toBe(`projects/${t.projectId}/runs/${run.id}/${up.body.id}`);
+    expect(row.sha256).toBe(createHash('sha256').update(png()).digest('hex'));
     expect(filesUnder(artifactDir())).toContain(join(artifactDir(), row.storage_key));
   });
 

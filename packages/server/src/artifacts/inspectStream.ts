@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { ArtifactType } from '@testreport/client/schemas';
 import { ARTIFACT_RULES } from '@testreport/client/schemas';
@@ -17,6 +18,7 @@ export function createArtifactInspector(type: ArtifactType) {
   let head: Buffer[] | null = [];
   let headBytes = 0;
   let mime = '';
+  const hash = createHash('sha256');
 
   const release = async (self: Transform) => {
     const buf = Buffer.concat(head ?? []);
@@ -32,6 +34,7 @@ export function createArtifactInspector(type: ArtifactType) {
   const stream = new Transform({
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       total += chunk.length;
+      hash.update(chunk);
       if (total > maxBytes) {
         cb(new PayloadTooLargeError(`A ${type} can be at most ${maxBytes / MB} MB`, { field: 'file', maxBytes, type }));
         return;
@@ -48,5 +51,5 @@ export function createArtifactInspector(type: ArtifactType) {
       release(this).then(() => cb(), cb);
     },
   });
-  return { stream, mimeType: () => mime };
+  return { stream, mimeType: () => mime, sha256: () => hash.digest('hex') };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import { uploadFields } from '@testreport/client/schemas';
+import { ARTIFACT_RULES, uploadFields } from '@testreport/client/schemas';
 import type { Handlers } from '../http/handler.js';
 import { parseWith } from '../http/validation.js';
 import { ValidationError } from '../lib/errors.js';
@@ -62,10 +62,21 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
   });
 }
 
-/** After a refusal the rest of the body is read and dropped, so the client receives the error answer. */
+/** No legitimate upload is longer than the largest cap plus its multipart framing. */
+const MAX_DISCARD_BYTES = Math.max(...Object.values(ARTIFACT_RULES).map((r) => r.maxBytes)) + 1024 * 1024;
+
+/**
+ * After a refusal the rest of the body is read and dropped, so the client receives the error answer
+ * instead of a reset connection; a body longer than any upload could be is cut off.
+ */
 function discardRest(source: Readable, file?: Readable) {
   file?.resume();
   source.unpipe();
+  let dropped = 0;
+  source.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DISCARD_BYTES) source.destroy();
+  });
   source.resume();
 }
 

@@ -70,7 +70,7 @@ export function createArtifactService(deps: Deps) {
         file_size: size,
         mime_type: mimeType,
         storage_key: key,
-        sha256: null,
+        sha256: inspector.sha256(),
         created_at: config.now().toISOString(),
       };
       try {
