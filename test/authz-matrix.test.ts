@@ -221,7 +221,7 @@ async function send(who: Who, req: Req, op: OperationId) {
     headers.Cookie = op === 'auth.logout' ? `testreport_session=${(await t.server.services.sessions.create(u.userId)).token}` : u.cookie;
   }
   const base = endpoints[op].base === 'app' ? t.url : t.baseUrl;
-  let body: BodyInit | undefined;
+  let body: FormData | string | undefined;
   if (req.multipart) body = req.multipart;
   else if (req.body !== undefined) {
     headers['Content-Type'] = 'application/json';
