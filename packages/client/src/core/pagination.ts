@@ -11,8 +11,8 @@ export interface Page<T> {
 export const ITERATE_PAGE_SIZE = 200;
 
 /**
- * Walks a limit/offset list page by page. Stops at an empty page or at the `total` the server
- * reported, so rows added while iterating (newest-first lists) cannot make it run forever; they can
+ * Walks a limit/offset list page by page. Stops at an empty page or at the smallest `total` the
+ * server reported, so rows added while iterating (newest-first lists) cannot make it run forever; they can
  * shift a row across a page edge, so a long walk may see one row twice — dedupe by id if it matters.
  */
 export async function* paginate<T, Q extends { limit?: unknown; offset?: unknown }>(
@@ -22,10 +22,12 @@ export async function* paginate<T, Q extends { limit?: unknown; offset?: unknown
 ): AsyncGenerator<T, void, undefined> {
   const limit = Number(query.limit ?? ITERATE_PAGE_SIZE);
   let offset = Number(query.offset ?? 0);
+  let cap = Infinity;
   for (;;) {
     const page = await fetchPage({ ...query, limit, offset }, opts);
+    cap = Math.min(cap, page.total);
     for (const item of page.data) yield item;
     offset += page.data.length;
-    if (page.data.length === 0 || offset >= page.total) return;
+    if (page.data.length === 0 || offset >= cap) return;
   }
 }
