@@ -19,7 +19,7 @@ describe('paginate', () => {
 
   it('ends even when rows keep arriving faster than it reads', async () => {
     let total = 4;
-    const fetchPage = async (q: { offset?: unknown }): Promise<Page<number>> => {
+    const fetchPage = async (q: { limit?: unknown; offset?: unknown }): Promise<Page<number>> => {
       total += 10;
       return { data: [Number(q.offset), Number(q.offset) + 1], total, limit: 2, offset: Number(q.offset) };
     };
