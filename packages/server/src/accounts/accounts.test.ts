@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.js';
-import { readOutbox, tokenFrom, waitForMail } from './outboxReader.js';
+import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from './outboxReader.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -10,8 +10,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-let seq = 0;
-const freshEmail = () => `person-${Date.now()}-${++seq}@example.test`;
+const freshEmail = () => uniqueEmail('person');
 const PASSWORD = 'a long enough password';
 
 /** The session cookie a login answer set, as a TestUser usable with `t.api`. */

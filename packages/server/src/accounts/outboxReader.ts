@@ -1,6 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+let emailSeq = 0;
+/** An address no other test uses, for sign-ups and invitations. */
+export const uniqueEmail = (prefix = 'person') => `${prefix}-${Date.now()}-${++emailSeq}@example.test`;
+
 /** Test support: the mails the outbox mailer wrote to `<dataDir>/outbox/` (decisions §2). */
 export interface OutboxMail {
   to: string;

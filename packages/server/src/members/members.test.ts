@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutbox, tokenFrom, waitForMail } from '../accounts/outboxReader.js';
+import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from '../accounts/outboxReader.js';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.js';
 
 let t: TestServer;
@@ -10,8 +10,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-let seq = 0;
-const freshEmail = () => `invitee-${Date.now()}-${++seq}@example.test`;
+const freshEmail = () => uniqueEmail('invitee');
 
 /** Sends an invitation and returns it with the token from the mailed link. */
 async function invite(server: TestServer, by: TestUser, email: string, role: 'admin' | 'member' | 'viewer', teamId = server.teamId) {
