@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run demo: a testreport server on a temporary data dir, the example suite run three times
-// with @testreport/reporter, then each run's summary and the flakiness table through the CLI.
+// with @testreport/reporter, each run's summary through the CLI (`reporter runs get`), then the
+// list of runs and the flakiness table (`reporter runs list`, `reporter flaky list`).
 // `--keep` leaves the data dir behind (and prints how to serve it) instead of deleting it.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -61,15 +62,26 @@ process.stdout.write(`listening on ${server.url}; project ${init.projectId}; API
 // What a CI job sets: the reporter and the CLI both read these.
 const env = { ...process.env, TESTREPORT_URL: server.url, TESTREPORT_API_KEY: init.apiKey, TESTREPORT_PROJECT_ID: init.projectId, CI: '' };
 let exitCode = 0;
+let lastRunId;
 try {
   for (let n = 1; n <= RUNS; n++) {
     heading(`run ${n} of ${RUNS}: npx playwright test (one test fails on purpose, one is flaky)`);
     const code = await run(process.execPath, [playwrightCli, 'test'], { ...env, RUN_TITLE: `demo run ${n}` });
     // 1 is the expected outcome (the failing test); anything else means the suite itself broke.
     if (code !== 0 && code !== 1) throw new Error(`playwright exited with ${code}`);
-    heading(`run ${n} as stored: reporter runs list --limit 1`);
-    if ((await run(process.execPath, [cliBin, 'runs', 'list', '--limit', '1'], env)) !== 0) throw new Error('reporter runs list failed');
+    const newest = JSON.parse(execFileSync(process.execPath, [cliBin, 'runs', 'list', '--limit', '1', '--json'], { env, encoding: 'utf8' }));
+    const runId = newest.data[0]?.id;
+    if (!runId) throw new Error('the server has no run: the reporter did not report');
+    lastRunId = runId;
+    heading(`run ${n} as stored: reporter runs get ${runId}`);
+    if ((await run(process.execPath, [cliBin, 'runs', 'get', runId], env)) !== 0) throw new Error('reporter runs get failed');
   }
+  heading(`the failed tests of run ${RUNS}, and their screenshots and traces`);
+  if ((await run(process.execPath, [cliBin, 'tests', 'list', '--run', lastRunId, '--status', 'failed'], env)) !== 0) throw new Error('reporter tests list failed');
+  const artifacts = await fetch(`${server.url}/api/v1/artifacts?runId=${lastRunId}`, { headers: { 'x-api-key': init.apiKey } }).then((r) => r.json());
+  for (const a of artifacts.data ?? []) process.stdout.write(`${a.type.padEnd(10)} ${String(a.fileSize).padStart(8)} B  ${a.fileName}  (signed URL until ${a.expiresAt})\n`);
+  heading('all runs: reporter runs list');
+  if ((await run(process.execPath, [cliBin, 'runs', 'list'], env)) !== 0) throw new Error('reporter runs list failed');
   heading('flakiness after three runs: reporter flaky list');
   if ((await run(process.execPath, [cliBin, 'flaky', 'list'], env)) !== 0) throw new Error('reporter flaky list failed');
 } catch (err) {
