@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { endpoints, type BodyOf, type EndpointDef, type OperationId, type ParamsOf, type QueryOf, type ResponseOf } from './schemas/endpoints.js';
 import type { Me } from './schemas/me.js';
 import { assertUsableKey, normalizeSessionCookie } from './core/credentials.js';
-import { AuthenticationError, PermissionError, NotFoundError } from './core/errors.js';
+import { ApiError, AuthenticationError, PermissionError, NotFoundError } from './core/errors.js';
 import type { MultipartBody } from './core/multipart.js';
 import type { RequestOptions } from './core/requestOptions.js';
 import { assertSecureTransport } from './core/security.js';
@@ -90,6 +90,23 @@ const sendsCredentials = (op: OperationId, def: EndpointDef) => def.auth !== 'pu
  * Set-Cookie of the first one, and a second session is harmless.
  */
 const FRESH_KEY_PER_ATTEMPT: ReadonlySet<OperationId> = new Set(['auth.login']);
+
+/** A 2xx that is not JSON (a captive portal, a proxy page) is not a success of ours. */
+function parseJson(text: string, status: number, headers: Headers, operation: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError({
+      status,
+      code: 'INVALID_RESPONSE',
+      message: `Expected JSON but got ${headers.get('content-type') ?? 'an untyped body'}: is url pointing at the testreport server?`,
+      requestId: headers.get('x-request-id') ?? undefined,
+      operation,
+      headers,
+    });
+  }
+}
 
 const hasPassword = (body: unknown) => typeof body === 'object' && body !== null && 'password' in body;
 
@@ -245,7 +262,7 @@ export class TestReportClient {
       timeoutMs: opts.timeoutMs ?? raw?.timeoutMs,
       bodyFailure: raw?.bodyFailure,
     });
-    const parsed: unknown = res.text ? JSON.parse(res.text) : undefined;
+    const parsed = parseJson(res.text, res.status, res.headers, `${def.method} ${path}`);
     const data = (this.validateResponses ? def.response.parse(parsed) : parsed) as ResponseOf<K>;
     return { data, status: res.status, headers: res.headers };
   }

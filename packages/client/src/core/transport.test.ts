@@ -212,6 +212,26 @@ describe('typed errors', () => {
   });
 });
 
+describe('answers that are not ours', () => {
+  it('does not follow a redirect (it would carry X-API-Key elsewhere) and says where it pointed', async () => {
+    server.use(
+      http.get(`${MOCK_BASE}/me`, () => new HttpResponse(null, { status: 301, headers: { Location: 'https://evil.test/api/v1/me' } })),
+      http.get('https://evil.test/api/v1/me', () => HttpResponse.json({ type: 'apiKey' })),
+    );
+    const err = await mockClient().me().catch((e) => e);
+    expect(err.code).toBe('UNEXPECTED_REDIRECT');
+    expect(err.message).toContain('https://evil.test/api/v1/me');
+    expect(seen.map((r) => r.url)).toEqual([`${MOCK_BASE}/me`]);
+  });
+
+  it('refuses a 200 that is not JSON', async () => {
+    server.use(http.get(`${MOCK_BASE}/me`, () => new HttpResponse('<html>portal</html>', { headers: { 'Content-Type': 'text/html' } })));
+    const err = await mockClient().me().catch((e) => e);
+    expect(err.code).toBe('INVALID_RESPONSE');
+    expect(err.message).toContain('text/html');
+  });
+});
+
 describe('requests on the wire', () => {
   it('sends X-API-Key, User-Agent and JSON, and no Idempotency-Key on GET', async () => {
     server.use(

@@ -10,6 +10,7 @@ export interface FetchInit {
   headers: Record<string, string>;
   body?: RequestBody;
   signal: AbortSignal;
+  redirect: 'manual';
   duplex?: 'half';
 }
 
@@ -176,7 +177,9 @@ export class Transport {
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const body = out.body?.();
     const streamed = body instanceof ReadableStream;
-    const init: FetchInit = { method: out.method, headers, body, signal, ...(streamed ? { duplex: 'half' as const } : {}) };
+    // Redirects are not followed: fetch would forward X-API-Key (unlike Authorization) to whatever
+    // address the Location names.
+    const init: FetchInit = { method: out.method, headers, body, signal, redirect: 'manual', ...(streamed ? { duplex: 'half' as const } : {}) };
     try {
       const res = this.config.fetch
         ? await this.config.fetch(out.url, init)
@@ -184,6 +187,7 @@ export class Transport {
       // Reading the body is part of the attempt: the time-out covers a server that stalls mid-answer.
       const text = await res.text();
       if (res.status >= 200 && res.status < 300) return { status: res.status, headers: res.headers, text };
+      if (res.status >= 300 && res.status < 400) throw redirectError(res.status, res.headers, out.operation);
       throw errorFromResponse(res.status, res.headers, text, out.operation);
     } catch (err) {
       if (err instanceof ApiError) throw err;
@@ -194,6 +198,18 @@ export class Transport {
       throw new ConnectionError(`${out.operation} failed: could not reach the server (${describeNetworkFailure(err)})`, { cause: err });
     }
   }
+}
+
+function redirectError(status: number, headers: Headers, operation: string): ApiError {
+  const location = headers.get('location') ?? 'another address';
+  return new ApiError({
+    status,
+    code: 'UNEXPECTED_REDIRECT',
+    message: `The server redirected to ${location}; set url (or baseUrl) to the final address — credentials are not sent on to a redirect target`,
+    requestId: headers.get('x-request-id') ?? undefined,
+    operation,
+    headers,
+  });
 }
 
 function toError(reason: unknown): Error {
