@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../runs/repo.js';
 import { FLAKINESS_WINDOW, type CaseStats, type ScoredResult } from './score.js';
@@ -19,25 +20,53 @@ export function createFlakinessRepo(db: Db) {
       return rows.map((r) => r.id);
     },
 
-    /** The newest non-skipped results of one case since `since`: an index range on (case_id, id), stopping at 50. */
-    async window(caseId: string, since: string): Promise<ScoredResult[]> {
-      const rows = await db
-        .selectFrom('tests')
-        .select(['run_id', 'status', 'is_flaky', 'commit_sha', 'created_at'])
-        .where('case_id', '=', caseId)
-        .where('status', '<>', 'skipped')
-        .where('created_at', '>=', since)
-        .orderBy('id', 'desc')
-        .limit(FLAKINESS_WINDOW)
-        .execute();
-      return rows.map((r) => ({ runId: r.run_id, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at }));
+    /**
+     * The newest non-skipped results since `since` of each case, at most 50 per case: one statement
+     * of bounded index ranges (a UNION ALL of one LIMITed range per case) instead of one query per
+     * case, because per-statement overhead, not I/O, dominates a recompute of hundreds of cases.
+     */
+    async windows(caseIds: string[], since: string): Promise<Map<string, ScoredResult[]>> {
+      const out = new Map<string, ScoredResult[]>(caseIds.map((id) => [id, []]));
+      if (caseIds.length === 0) return out;
+      const arm = (caseId: string, i: number) =>
+        db
+          .selectFrom(
+            db
+              .selectFrom('tests')
+              .select(['case_id', 'run_id', 'status', 'is_flaky', 'commit_sha', 'created_at'])
+              .where('case_id', '=', caseId)
+              .where('status', '<>', 'skipped')
+              .where('created_at', '>=', since)
+              .orderBy('id', 'desc')
+              .limit(FLAKINESS_WINDOW)
+              .as(`w${i}`),
+          )
+          .selectAll();
+      let query = arm(caseIds[0], 0);
+      for (let i = 1; i < caseIds.length; i++) query = query.unionAll(arm(caseIds[i], i));
+      for (const r of await query.execute()) {
+        out.get(r.case_id)!.push({ runId: r.run_id, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at });
+      }
+      return out;
     },
 
-    async saveStats(caseId: string, s: CaseStats) {
+    /** Writes the stats of many cases in one UPDATE (CASE per column) and clears their dirty flag. */
+    async saveStats(stats: Map<string, CaseStats>) {
+      const ids = [...stats.keys()];
+      if (ids.length === 0) return;
+      // Explicit casts: PostgreSQL types bare CASE parameters as text.
+      const column = <K extends keyof CaseStats>(key: K, type: 'real' | 'integer' | 'text') =>
+        sql<CaseStats[K]>`case ${sql.ref('id')} ${sql.join(ids.map((id) => sql`when ${id} then cast(${stats.get(id)![key]} as ${sql.raw(type)})`), sql` `)} end`;
       await db
         .updateTable('test_cases')
-        .set({ flakiness_score: s.score, total_runs: s.totalRuns, flaky_runs: s.flakyRuns, last_flaky_at: s.lastFlakyAt, stats_dirty: 0 })
-        .where('id', '=', caseId)
+        .set({
+          flakiness_score: column('score', 'real'),
+          total_runs: column('totalRuns', 'integer'),
+          flaky_runs: column('flakyRuns', 'integer'),
+          last_flaky_at: column('lastFlakyAt', 'text'),
+          stats_dirty: 0,
+        })
+        .where('id', 'in', ids)
         .execute();
     },
 

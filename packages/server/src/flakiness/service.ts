@@ -7,7 +7,7 @@ import { scoreCase } from './score.js';
 
 /** Auto-quarantine needs this many scored results before it trusts a score (decisions §7). */
 const AUTO_QUARANTINE_MIN_RUNS = 5;
-/** Cases recomputed per transaction, so a big recompute does not hold the database for long. */
+/** Cases recomputed per transaction (two statements), so a big recompute does not hold the database for long. */
 const RECOMPUTE_CHUNK = 100;
 const DAY_MS = 86_400_000;
 
@@ -34,7 +34,8 @@ export function createFlakinessService(deps: Deps) {
       // One transaction per chunk: a result stored meanwhile marks its case dirty again after we commit.
       await db.transaction().execute(async (trx) => {
         const txRepo = createFlakinessRepo(trx);
-        for (const id of ids) await txRepo.saveStats(id, scoreCase(await txRepo.window(id, since)));
+        const windows = await txRepo.windows(ids, since);
+        await txRepo.saveStats(new Map([...windows].map(([id, results]) => [id, scoreCase(results)])));
       });
     }
   }

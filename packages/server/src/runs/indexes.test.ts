@@ -61,12 +61,12 @@ describe('query plans', () => {
     ['GET /tests?runId&status', ['tests_run_status'], () => createTestRepo(db).list({ projectId: t.projectId, runId: 'x', status: 'failed', limit: 50, offset: 0 })],
     ['GET /tests (project-wide, capped count)', ['tests_project'], () => createTestRepo(db).list({ projectId: t.projectId, limit: 50, offset: 0 })],
     ['GET /tests?status (project-wide)', ['tests_project_status'], () => createTestRepo(db).list({ projectId: t.projectId, status: 'flaky', limit: 50, offset: 0 })],
-    ['GET /tests/:id/history', ['tests_case'], () => createTestRepo(db).history('case', 20)],
-    ['GET /flakiness (dirty cases, window, list)', ['test_cases_dirty', 'tests_case', 'test_cases_score'], async () => {
+    ['GET /tests/:id/history', ['tests_case_window'], () => createTestRepo(db).history('case', 20)],
+    ['GET /flakiness (dirty cases, window, list)', ['test_cases_dirty', 'tests_case_window', 'test_cases_score'], async () => {
       const f = createFlakinessRepo(db);
       await f.dirtyCasesOfProject(t.projectId);
       await f.dirtyCasesOfRun('run');
-      await f.window('case', '2000-01-01T00:00:00.000Z');
+      await f.windows(['case-1', 'case-2'], '2000-01-01T00:00:00.000Z');
       await f.list({ projectId: t.projectId, limit: 50, offset: 0 });
       await f.list({ projectId: t.projectId, quarantined: true, minScore: 0.2, limit: 50, offset: 0 });
     }],

@@ -69,7 +69,8 @@ describe('POST /runs', () => {
   });
 
   it('refuses cancelled on create, bad viewport and a negative worker count', async () => {
-    for (const [extra, field] of [[{ status: 'cancelled' }, 'status'], [{ viewport: 'wide' }, 'viewport'], [{ workers: -1 }, 'workers']] as const) {
+    const cases: [Record<string, unknown>, string][] = [[{ status: 'cancelled' }, 'status'], [{ viewport: 'wide' }, 'viewport'], [{ workers: -1 }, 'workers']];
+    for (const [extra, field] of cases) {
       const res = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running', ...extra } });
       expect(res.status).toBe(400);
       expect(res.body.error.details.field).toBe(field);
