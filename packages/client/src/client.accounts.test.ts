@@ -47,6 +47,9 @@ describe('auth', () => {
     expect(await sdk.auth.logout()).toHaveProperty('message');
     expect(sdk.sessionCookie).toBeUndefined();
     await expect(reused.auth.me()).rejects.toBeInstanceOf(AuthenticationError);
+    // Signing out of a session the server already ended still leaves the client signed out.
+    await expect(reused.auth.logout()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(reused.sessionCookie).toBeUndefined();
   });
 
   it('forgotPassword → resetPassword → login with the new password', async () => {

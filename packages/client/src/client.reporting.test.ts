@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/src/testing/harness.js';
 import { png, webm, zip } from '../../server/src/artifacts/testSupport.js';
 import {
-  AuthenticationError, NotFoundError, PayloadTooLargeError, PermissionError, TestReportClient, ValidationError,
+  AuthenticationError, NotFoundError, PayloadTooLargeError, PermissionError, RateLimitError, TestReportClient, ValidationError,
   type TestCreate,
 } from './index.js';
 import { clientFor } from './testing/realServer.js';
@@ -231,5 +231,23 @@ describe('artifacts', () => {
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err.status).toBe(413);
     expect((await sdk.artifacts.list({ runId: run.id })).data).toHaveLength(0);
+  });
+});
+
+describe('rate limits of the real server', () => {
+  it('a 429 whose Retry-After does not fit the budget comes back at once as RateLimitError with retryAfter', async () => {
+    const limited = await startTestServer({ rateLimits: true });
+    try {
+      const client = clientFor(limited, limited.apiKey, { retryBudgetMs: 2_000 });
+      const runs = await Promise.allSettled(Array.from({ length: 31 }, () => client.runs.create({ projectId: limited.projectId, status: 'running' })));
+      const refused = runs.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
+      expect(runs.length - refused.length).toBe(30);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toBeInstanceOf(RateLimitError);
+      expect(refused[0].retryAfter).toBeGreaterThan(0);
+      expect(refused[0].retryAfter).toBeLessThanOrEqual(60);
+    } finally {
+      await limited.close();
+    }
   });
 });

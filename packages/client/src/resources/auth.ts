@@ -35,9 +35,15 @@ export class Auth extends APIResource {
   }
   /** Ends the session on the server and forgets it here. */
   async logout(opts?: RequestOptions) {
-    const res = await this.client.request('auth.logout', {}, opts);
-    this.client.setSessionCookie(undefined);
-    return res;
+    try {
+      const res = await this.client.request('auth.logout', {}, opts);
+      this.client.setSessionCookie(undefined);
+      return res;
+    } catch (err) {
+      // A session the server no longer knows is as good as ended.
+      if (err instanceof AuthenticationError) this.client.setSessionCookie(undefined);
+      throw err;
+    }
   }
   /** Same answer whether or not the address has an account. */
   forgotPassword(body: BodyOf<'auth.forgotPassword'>, opts?: RequestOptions) {
