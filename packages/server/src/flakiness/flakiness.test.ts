@@ -81,6 +81,9 @@ describe('flakiness scores', () => {
     expect((await flakiness(p, '&minScore=0.2')).data.map((e: { testTitle: string }) => e.testTitle)).toEqual(['A']);
     expect((await flakiness(p, '&minScore=0.1429')).data).toHaveLength(2);
     expect((await flakiness(p, '&minScore=0.9')).data).toEqual([]);
+    const missing = await t.api('GET', '/flakiness?minScore=0.5', { auth: p.apiKey });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toMatchObject({ field: 'projectId', reason: 'required' });
     const bad = await t.api('GET', `/flakiness?projectId=${p.projectId}&minScore=2`, { auth: p.apiKey });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.field).toBe('minScore');

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrefix } from '../artifacts/store.js';
+import { png, upload } from '../artifacts/testSupport.js';
 import type { Run } from '@testreport/client/schemas';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { countRows, createRun, postTests, testBody } from '../testing/results.js';
@@ -196,7 +197,9 @@ describe('DELETE /runs/:id', () => {
   it('removes the run with its tests, suites, cases and artifact files, leaving no orphan rows', async () => {
     const before = await countRows(t);
     const run = await createRun(t);
-    await postTests(t, [testBody(run.id, t.projectId, { fullTitle: 'only in deleted run' }), testBody(run.id, t.projectId)]);
+    const [only] = await postTests(t, [testBody(run.id, t.projectId, { fullTitle: 'only in deleted run' }), testBody(run.id, t.projectId)]);
+    const up = await upload(t, { auth: t.apiKey, fields: { type: 'screenshot', runId: run.id, projectId: t.projectId, testId: only.id }, fileName: 'shot.png', content: png() });
+    expect(up.status).toBe(201);
     const s = await t.api('POST', '/test-suites', { auth: t.apiKey, body: { runId: run.id, projectId: t.projectId, title: 'root' } });
     await t.api('POST', '/test-suites', { auth: t.apiKey, body: { runId: run.id, projectId: t.projectId, title: 'child', parentSuiteId: s.body.id } });
     const store = t.server.services.deps.store;
@@ -206,6 +209,9 @@ describe('DELETE /runs/:id', () => {
     const mid = await countRows(t);
     expect(mid.tests - before.tests).toBe(2);
     expect(mid.test_suites - before.test_suites).toBe(2);
+    expect(mid.artifacts - before.artifacts).toBe(1);
+    const uploaded = await t.server.services.deps.db.selectFrom('artifacts').select('storage_key').where('run_id', '=', run.id).executeTakeFirstOrThrow();
+    expect(await store.size(uploaded.storage_key)).toBeGreaterThan(0);
 
     const viewer = await t.createUser({ teamId: t.teamId, role: 'member' });
     expect((await t.api('DELETE', `/runs/${run.id}`, { auth: viewer })).status).toBe(403);
@@ -215,6 +221,7 @@ describe('DELETE /runs/:id', () => {
     expect(res.body).toEqual({ success: true, message: expect.any(String) });
     expect((await t.api('GET', `/runs/${run.id}`, { auth: t.apiKey })).status).toBe(404);
     expect(await store.size(fileKey)).toBeNull();
+    expect(await store.size(uploaded.storage_key)).toBeNull();
     const after = await countRows(t);
     // 'cart > adds items' existed before this run (earlier tests); 'only in deleted run' must be gone.
     expect(after).toEqual(before);
