@@ -172,6 +172,17 @@ describe('tests', () => {
     const stored = await sdk.tests.list({ projectId: t.projectId, runId: run.id });
     expect(stored.data.map((x) => x.title).sort()).toEqual(['ok 1', 'ok 2']);
   });
+
+  it('createMany re-sent with the same idempotencyKey after a failure fills the gap without duplicates', async () => {
+    const run = await newRun();
+    const input = [aTest(run.id, 'first'), { ...aTest(run.id, 'second'), duration: -1 }, aTest(run.id, 'third')];
+    await expect(sdk.tests.createMany(input, { batchSize: 1, concurrency: 1, idempotencyKey: `fill-${run.id}` })).rejects.toBeInstanceOf(ValidationError);
+    input[1] = aTest(run.id, 'second');
+    const res = await sdk.tests.createMany(input, { batchSize: 1, concurrency: 1, idempotencyKey: `fill-${run.id}` });
+    expect(res.data.map((x) => x.title)).toEqual(['first', 'second', 'third']);
+    const stored = await sdk.tests.list({ projectId: t.projectId, runId: run.id });
+    expect(stored.data.map((x) => x.title).sort()).toEqual(['first', 'second', 'third']);
+  });
 });
 
 describe('flakiness', () => {
