@@ -77,8 +77,19 @@ function printSummary(ctx: Context, o: UploadOutcome, scan: ScanResult, runUrl: 
   );
   if (scan.attachments.total > 0) out.line(`  attachments: ${o.artifacts.uploaded} uploaded (${formatBytes(o.artifacts.bytes)}), ${o.artifacts.notUploaded.length} not uploaded`);
   out.line(`  run: ${runUrl}`);
-  for (const a of o.artifacts.notUploaded.slice(0, 50)) out.warn(`attachment not uploaded (${a.reason}): ${a.detail}`);
-  if (o.artifacts.notUploaded.length > 50) out.warn(`… and ${o.artifacts.notUploaded.length - 50} more attachments not uploaded`);
+  warnAttachments(ctx, o.artifacts.notUploaded, 'not uploaded');
+}
+
+/**
+ * Missing or oversized files are worth a line each; attachments of a kind the server does not store
+ * (Playwright's error-context.md, logs) are summed up in one line.
+ */
+function warnAttachments(ctx: Context, list: Array<{ reason: string; detail: string }>, verb: string): void {
+  const unsupported = list.filter((a) => a.reason === 'unsupported');
+  const rest = list.filter((a) => a.reason !== 'unsupported');
+  for (const a of rest.slice(0, 50)) ctx.out.warn(`attachment ${verb} (${a.reason === 'missing' ? 'file not found' : a.reason}): ${a.detail}`);
+  if (rest.length > 50) ctx.out.warn(`… and ${rest.length - 50} more attachments ${verb}`);
+  if (unsupported.length) ctx.out.note(`${unsupported.length} attachment${unsupported.length === 1 ? '' : 's'} skipped: not a screenshot, video or trace (e.g. ${unsupported[0].detail})`);
 }
 
 export function registerUpload(program: Command): void {
@@ -158,7 +169,7 @@ Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the uplo
             ['title', body.runTitle],
             ['tags', body.tags],
           ]);
-          for (const a of scan.attachments.skipped) out.warn(`attachment would not be uploaded (${a.reason}): ${a.detail}`);
+          warnAttachments(ctx, scan.attachments.skipped, 'would not be uploaded');
           return;
         }
 

@@ -29,7 +29,7 @@ function headers(list: string[] | undefined): Record<string, string> | undefined
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 interface WebhookFlags {
-  url?: string;
+  webhookUrl?: string;
   events?: string;
   header?: string[];
   secret?: string;
@@ -40,8 +40,8 @@ interface WebhookFlags {
 export function registerWebhooks(program: Command): void {
   const webhooks = program.command('webhooks').summary('webhooks sent when a run finishes').addHelpText('after', `
 Examples:
-  $ reporter webhooks create --url https://hooks.example.com/testreport --events run.failed --secret "$SECRET"
-  $ reporter webhooks create --url https://ci.example.com/hook --events run.completed,run.failed --header "Authorization=Bearer …"
+  $ reporter webhooks create https://hooks.example.com/testreport --events run.failed --secret "$SECRET"
+  $ reporter webhooks create https://ci.example.com/hook --events run.completed,run.failed --header "Authorization=Bearer …"
   $ reporter webhooks update 0193b7c5-… --active off
   $ reporter webhooks test 0193b7c5-…          # sends a ping delivery now
   $ reporter webhooks deliveries 0193b7c5-…`);
@@ -69,17 +69,17 @@ Examples:
   webhooks
     .command('create')
     .description('create a webhook (https, publicly reachable)')
-    .requiredOption('--url <url>', 'where deliveries are POSTed')
+    .argument('<url>', 'where deliveries are POSTed')
     .option('--events <list>', `comma-separated: ${WEBHOOK_EVENTS.join(', ')}`, WEBHOOK_EVENTS.join(','))
     .option('--header <name=value>', 'header sent on every delivery (repeatable)', collect)
     .option('--secret <secret>', 'signs each delivery (X-Testreport-Signature: hex HMAC-SHA256 of the body)')
     .option('--active <on|off>', 'created active unless off', 'on')
     .action(
-      action(async (ctx, flags: WebhookFlags) => {
+      action(async (ctx, url: string, flags: WebhookFlags) => {
         const client = ctx.client();
         const res = await client.webhooks.create({
           projectId: await ctx.projectId(client),
-          url: flags.url!,
+          url,
           events: events(flags.events)!,
           ...(flags.header ? { headers: headers(flags.header) } : {}),
           ...(flags.secret ? { secret: flags.secret } : {}),
@@ -94,7 +94,7 @@ Examples:
     .command('update')
     .description('change a webhook; only the given options change')
     .argument('<webhookId>')
-    .option('--url <url>', 'new delivery URL')
+    .option('--webhook-url <url>', 'new delivery URL (--url is the server address)')
     .option('--events <list>', `comma-separated: ${WEBHOOK_EVENTS.join(', ')}`)
     .option('--header <name=value>', 'replaces all headers (repeatable)', collect)
     .option('--secret <secret>', 'new signing secret')
@@ -104,13 +104,13 @@ Examples:
       action(async (ctx, id: string, flags: WebhookFlags) => {
         if (flags.secret && flags.removeSecret) throw new UsageError('--secret and --remove-secret cannot be used together');
         const body = {
-          ...(flags.url ? { url: flags.url } : {}),
+          ...(flags.webhookUrl ? { url: flags.webhookUrl } : {}),
           ...(flags.events ? { events: events(flags.events) } : {}),
           ...(flags.header ? { headers: headers(flags.header) } : {}),
           ...(flags.secret ? { secret: flags.secret } : flags.removeSecret ? { secret: null } : {}),
           ...(flags.active !== undefined ? { isActive: boolFlag('--active', flags.active) } : {}),
         };
-        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: pass --url, --events, --header, --secret, --remove-secret or --active');
+        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: pass --webhook-url, --events, --header, --secret, --remove-secret or --active');
         const res = await ctx.client().webhooks.update(id, body);
         if (ctx.out.json) return ctx.out.data(res);
         ctx.out.success(`Webhook ${id} updated`);

@@ -29,10 +29,11 @@ export function describeFailure(err: unknown): Failure {
     const details = (err.details ?? {}) as { field?: string; reason?: string };
     const where = details.field ? ` (field ${details.field}${details.reason ? `: ${details.reason}` : ''})` : '';
     const id = err.requestId ? ` [request ${err.requestId}]` : '';
+    const text = (err as ApiError & { serverMessage?: string }).serverMessage ?? err.message;
     return {
       exitCode: EXIT.failure,
-      line: `${err.code} ${err.status}: ${oneLine(err.message)}${where}${id}`,
-      body: { error: { code: err.code, message: err.message, status: err.status, field: details.field, reason: details.reason, requestId: err.requestId } },
+      line: `${oneLine(text)} [${err.code}, HTTP ${err.status}]${where}${id}`,
+      body: { error: { code: err.code, message: text, status: err.status, field: details.field, reason: details.reason, requestId: err.requestId } },
     };
   }
   if (err instanceof ConnectionError) {
@@ -43,6 +44,6 @@ export function describeFailure(err: unknown): Failure {
   }
   const message = err instanceof Error ? err.message : String(err);
   // Errors from the SDK's own argument checks (e.g. insecure transport) are configuration problems.
-  const usage = err instanceof Error && /http:\/\/|insecure|allowInsecureHttp/i.test(message);
+  const usage = err instanceof Error && err.name === 'InsecureTransportError';
   return { exitCode: usage ? EXIT.usage : EXIT.failure, line: oneLine(message), body: { error: { code: usage ? 'USAGE_ERROR' : 'ERROR', message } } };
 }

@@ -82,6 +82,9 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
   let failureText = '';
   let failureAttrs: Record<string, string> = {};
   let parseError: Error | null = null;
+  // Run duration: the root <testsuites time>, else the sum of the top-level <testsuite time>s.
+  let rootTime: number | undefined;
+  let topSuitesTime = 0;
 
   parser.on('error', (err) => {
     parseError ??= err;
@@ -94,7 +97,9 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
       if (tag.name !== 'testsuites' && tag.name !== 'testsuite' && tag.name !== 'testcase') {
         parseError ??= new Error(`root element is <${tag.name}>, not <testsuites> or <testsuite>`);
       }
+      if (tag.name === 'testsuites' && attrs.time) rootTime = seconds(attrs.time);
     }
+    if (tag.name === 'testsuite' && suites.length === 0 && !current) topSuitesTime += seconds(attrs.time);
     if (capture) return;
     if (!current) {
       if (tag.name === 'testsuite') suites.push({ title: attrs.name?.trim() || '(unnamed suite)', ...(attrs.file ? { filePath: attrs.file } : {}) });
@@ -173,6 +178,7 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
   if (parseError) throw new MalformedReportError(file, `not valid JUnit XML: ${firstLine((parseError as Error).message)}`);
   if (!sawRoot) throw new MalformedReportError(file, 'not valid JUnit XML: the file has no root element');
   while (out.length) yield out.shift()!;
+  yield { kind: 'meta', duration: Math.round(rootTime || topSuitesTime) };
 }
 
 function firstLine(text: string): string {

@@ -9,9 +9,14 @@ export interface ReadOptions {
 
 /** Every record of every input file, in a stable order (the order idempotency keys are derived from). */
 export async function* readReport(inputs: ReportInputs, opts: ReadOptions): AsyncGenerator<ReportRecord> {
+  let junitDuration = 0;
   for (const file of inputs.files) {
     if (inputs.kind === 'junit') {
-      yield* readJunit(file);
+      // Files of one JUnit folder ran one after another (or their times add up to the CI step).
+      for await (const r of readJunit(file)) {
+        if (r.kind === 'meta') junitDuration += r.duration ?? 0;
+        else yield r;
+      }
       continue;
     }
     const reportDir = reportDirOf(file);
@@ -23,5 +28,6 @@ export async function* readReport(inputs: ReportInputs, opts: ReadOptions): Asyn
       }
     }
   }
+  if (inputs.kind === 'junit') yield { kind: 'meta', duration: junitDuration };
 }
 

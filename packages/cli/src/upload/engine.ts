@@ -146,7 +146,7 @@ export async function uploadReport(plan: UploadPlan): Promise<UploadOutcome> {
   for await (const r of readReport(plan.inputs, { multiProject: scan.projects.size > 1 })) {
     if (failure) break;
     if (r.kind === 'meta') {
-      if (r.duration !== undefined) duration = r.duration;
+      if (r.duration) duration = r.duration;
       continue;
     }
     tally.add(r.test);

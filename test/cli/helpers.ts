@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const BIN = join(ROOT, 'packages/cli/dist/bin.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json calls), or undefined. */
+  json: any;
+}
+
+export function assertBuilt(): void {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` before the CLI tests`);
+}
+
+/**
+ * Runs the built `reporter` binary the way CI does: a child process with only the TESTREPORT_*
+ * variables the test gives it (none inherited from the developer's shell) and its own config dir.
+ */
+export function cli(args: string[], env: Record<string, string | undefined> = {}, opts: { cwd?: string; input?: string } = {}): Promise<CliResult> {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TESTREPORT_') && !/^(CI|GITHUB_ACTIONS|GITLAB_CI)$/.test(k)) childEnv[k] = v;
+  Object.assign(childEnv, { NO_COLOR: '1' }, env);
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: childEnv });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.end(opts.input ?? '');
+  return new Promise((res) =>
+    child.on('close', (code) => {
+      let json: unknown;
+      try {
+        json = stdout.trim() ? JSON.parse(stdout) : undefined;
+      } catch {
+        json = undefined;
+      }
+      res({ code: code ?? -1, stdout, stderr, json });
+    }),
+  );
+}
+
+export function tempDir(prefix = 'cli-'): string {
+  return mkdtempSync(join(tmpdir(), `testreport-${prefix}`));
+}
