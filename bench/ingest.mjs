@@ -16,9 +16,9 @@ async function newRun(call, projectId) {
 }
 
 export async function benchIngest({ quick, log }) {
-  const singleCount = quick ? 1_000 : 5_000;
+  const singleCount = quick ? 500 : 2_000;
   const suiteSize = 10_000; // tests per run: one CI run of a large suite
-  const batchRuns = quick ? 2 : 10;
+  const batchRuns = quick ? 1 : 10;
   const dataDir = tempDir('ingest');
   const floorDir = tempDir('floor');
   try {

@@ -28,7 +28,7 @@ function writeSuite(dir, tests) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchOverhead({ quick, log }) {
-  const tests = quick ? 300 : 2_000;
+  const tests = quick ? 200 : 2_000;
   const rounds = quick ? 1 : 3;
   // Inside the repository so the suite resolves @playwright/test from the root node_modules.
   const suiteDir = join(root, '.tmp', 'bench-suite');

@@ -41,8 +41,9 @@ export function playwrightJsonReport(tests) {
   };
 }
 
-export async function benchUpload({ log }) {
-  const tests = 10_000;
+export async function benchUpload({ quick, log }) {
+  // Quick mode is a smoke check of the path; the targets are for 10,000 tests.
+  const tests = quick ? 2_000 : 10_000;
   const dataDir = tempDir('upload');
   try {
     const { projectId, apiKey } = initDataDir(dataDir);
@@ -54,8 +55,8 @@ export async function benchUpload({ log }) {
       const r = await measure(process.execPath, [cliBin, 'upload', reportPath], { env });
       if (r.code !== 0) throw new Error(`reporter upload exited ${r.code}: ${(r.stderr || r.stdout).slice(-600)}`);
       const result = { tests, seconds: r.wallMs / 1000, peakRssMb: r.peakRssMb };
-      result.meetsTargets = result.seconds <= 10 && result.peakRssMb <= 200;
-      log(`upload  reporter upload of ${tests.toLocaleString('en-US')} tests (Playwright JSON): ${result.seconds.toFixed(2)} s, peak RSS ${result.peakRssMb.toFixed(0)} MB (targets ≤ 10 s, ≤ 200 MB)`);
+      if (tests === 10_000) result.meetsTargets = result.seconds <= 10 && result.peakRssMb <= 200;
+      log(`upload  reporter upload of ${tests.toLocaleString('en-US')} tests (Playwright JSON): ${result.seconds.toFixed(2)} s, peak RSS ${result.peakRssMb.toFixed(0)} MB (targets for 10,000: ≤ 10 s, ≤ 200 MB)`);
       return result;
     } finally {
       await server.stop();

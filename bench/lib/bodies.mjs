@@ -4,10 +4,11 @@ const AREAS = ['checkout', 'login', 'search', 'settings', 'billing', 'dashboard'
 const ACTIONS = ['shows', 'updates', 'rejects', 'validates', 'saves', 'filters', 'sorts', 'exports', 'deletes', 'restores'];
 const THINGS = ['the form', 'an empty field', 'the summary', 'the invoice', 'a long name', 'the table', 'the avatar', 'the draft'];
 
-/** The i-th test of a suite: stable identity (file, describe, title) for a given i. */
+/** The i-th test of a suite: stable identity (file, describe, title) for a given i; 50 tests per file. */
 export function testIdentity(i) {
-  const area = AREAS[i % AREAS.length];
-  const file = `tests/${area}/${area}-${Math.floor(i / 50)}.spec.ts`;
+  const fileIndex = Math.floor(i / 50);
+  const area = AREAS[fileIndex % AREAS.length];
+  const file = `tests/${area}/${area}-${fileIndex}.spec.ts`;
   const describe = `${area} page`;
   const title = `${ACTIONS[i % ACTIONS.length]} ${THINGS[(i >> 2) % THINGS.length]} #${i}`;
   return { filePath: file, title, fullTitle: `chromium > ${file} > ${describe} > ${title}`, lineNumber: 10 + (i % 50) * 12 };
