@@ -8,13 +8,15 @@ import { detectCi } from './ci.js';
 import { isFinalAttempt, mapTest, relativeFile, type TestBody } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
 import { runBody } from './runMeta.js';
-import { idempotencyKey, SpoolWriter, type SpoolRecord } from './spool.js';
+import { idempotencyKey, replaySpool, SpoolWriter, type SpoolRecord } from './spool.js';
 
 const BATCH_SIZE = 50;
 const FLUSH_MS = 1_000;
 const SEND_CONCURRENCY = 2;
 const MAX_SUITES = 1_000;
 const SUITE_CONCURRENCY = 4;
+// Beyond this many batches waiting for a slow server, new ones stay only in the spool (bounded memory).
+const MAX_PENDING_BATCHES = 20;
 const PREFIX = '[testreport]';
 
 type Mode = 'disabled' | 'online' | 'offline';
@@ -40,6 +42,10 @@ class Pool {
     })().catch(() => {});
     this.all.add(p);
     void p.finally(() => this.all.delete(p));
+  }
+  /** Tasks started or waiting. */
+  get pending(): number {
+    return this.all.size;
   }
   async drain(): Promise<void> {
     while (this.all.size) await Promise.allSettled([...this.all]);
@@ -71,6 +77,8 @@ export class TestReportReporter implements Reporter {
   private readonly awaitingRetry = new Set<TestCase>();
   private readonly unsentArtifacts = new Map<string, PendingArtifact>();
   private undelivered = false;
+  /** Batches left in the spool only, sent by a replay of the spool in onEnd. */
+  private deferred = false;
   private offlineReason: string | undefined;
   private quarantined = new Set<string>();
   private globalErrors = 0;
@@ -310,6 +318,10 @@ export class TestReportReporter implements Reporter {
       this.spool.write(a);
       this.unsentArtifacts.set(a.cid, a);
     }
+    if (this.pool.pending >= MAX_PENDING_BATCHES) {
+      this.deferred = true;
+      return;
+    }
     this.pool.run(() => this.sendBatch(batchCid, tests));
   }
 
@@ -389,7 +401,16 @@ export class TestReportReporter implements Reporter {
     };
     const finishCid = `${this.runCid}-finish`;
     this.spool.write({ t: 'finish', cid: finishCid, body: finish });
-    if (this.mode === 'online' && this.runId) {
+    if (this.mode === 'online' && this.runId && this.deferred) {
+      // The spool holds what memory did not; replaying it sends exactly the unacknowledged rest and the finish.
+      try {
+        const replay = await replaySpool(this.spool.file, this.client);
+        this.unsentArtifacts.clear();
+        this.skippedArtifacts.push(...replay.failedArtifacts.map((a) => a.fileName));
+      } catch (e) {
+        this.goOffline(e);
+      }
+    } else if (this.mode === 'online' && this.runId) {
       try {
         await this.client.runs.update(this.runId, finish);
         this.spool.write({ t: 'ack', cid: finishCid, id: this.runId });
