@@ -138,7 +138,18 @@ describe('reporter upload: a report from a real Playwright run', () => {
     dir = tempDir('pw-');
     const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(ROOT, 'test/cli/fixtures/pw/playwright.config.ts')], {
       cwd: join(ROOT, 'test/cli/fixtures/pw'),
-      env: { ...process.env, CLI_PW_OUTPUT: join(dir, 'test-results'), CLI_PW_JSON: join(dir, 'report.json'), FORCE_COLOR: '1' },
+      env: {
+        ...process.env,
+        CLI_PW_OUTPUT: join(dir, 'test-results'),
+        CLI_PW_JSON: join(dir, 'report.json'),
+        FORCE_COLOR: '1',
+        // The live reporter runs against a server that is down, so it writes a spool to replay later.
+        CLI_PW_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
+        TESTREPORT_URL: 'http://127.0.0.1:9',
+        TESTREPORT_API_KEY: srv.apiKey,
+        TESTREPORT_OUTPUT_DIR: join(dir, 'spool'),
+        TESTREPORT_RETRY_BUDGET_MS: '1000',
+      },
     });
     child.stdout.resume();
     child.stderr.resume();
@@ -194,4 +205,21 @@ describe('reporter upload: a report from a real Playwright run', () => {
     expect((await storedCounts(runId)).storedTests).toBe(stored.storedTests);
     expect((await srv.api('GET', `/artifacts?runId=${runId}`, { auth: srv.apiKey })).body.data).toHaveLength(artifacts.length);
   }, 120_000);
+
+  it('replays the spool the live reporter wrote while the server was down', async () => {
+    const spool = join(dir, 'spool');
+    expect(existsSync(spool)).toBe(true);
+    const before = await runCount();
+    const res = await cli(['upload', spool, '--json'], env);
+    expect(res.code, res.stderr).toBe(0);
+    const runId = res.json.results[0].runId;
+    expect(await runCount()).toBe(before + 1);
+    const stored = await storedCounts(runId);
+    expect(stored.run).toMatchObject({ failed: 1, flaky: 1, skipped: 1 });
+    // Replaying again sends nothing new.
+    const again = await cli(['upload', spool], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await runCount()).toBe(before + 1);
+    expect((await storedCounts(runId)).storedTests).toBe(stored.storedTests);
+  });
 });
