@@ -53,14 +53,6 @@ export function toRun(row: RunRow, derived: StatusCounts): Run {
 }
 
 export function toRunListItem(row: RunRow, derived: StatusCounts): RunListItem {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    status: row.status as Run['status'],
-    branch: row.branch,
-    commitSha: row.commit_sha,
-    ...resolveCounts(row, derived),
-    duration: row.duration,
-    createdAt: row.created_at,
-  };
+  const { id, projectId, status, branch, commitSha, totalTests, passedTests, failedTests, skippedTests, flakyTests, passRate, duration, createdAt } = toRun(row, derived);
+  return { id, projectId, status, branch, commitSha, totalTests, passedTests, failedTests, skippedTests, flakyTests, passRate, duration, createdAt };
 }
