@@ -1,5 +1,14 @@
 import { defineConfig, type Options } from 'tsup';
 
+// Workspace packages are real dependencies at runtime. tsconfig paths point them at sources (so
+// type builds see them), which would make esbuild inline them; resolve them as external first.
+const workspaceExternal = {
+  name: 'workspace-external',
+  setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { path: string }) => { path: string; external: boolean }) => void }) {
+    build.onResolve({ filter: /^@testreport\// }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 // One build for the whole monorepo. The client builds first (others import its dist at runtime);
 // only the packages users import from TypeScript get declaration files.
 const common: Options = {
@@ -20,6 +29,8 @@ export default defineConfig([
     name: 'client',
     entry: { index: 'packages/client/src/index.ts', 'schemas/index': 'packages/client/src/schemas/index.ts' },
     outDir: 'packages/client/dist',
+    // The SDK and the schema-only entry share one copy of the schemas.
+    splitting: true,
     dts: true,
   },
   {
@@ -27,6 +38,7 @@ export default defineConfig([
     name: 'server',
     entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts' },
     outDir: 'packages/server/dist',
+    esbuildPlugins: [workspaceExternal],
     external: ['@testreport/client', '@testreport/client/schemas'],
   },
   {
@@ -34,6 +46,7 @@ export default defineConfig([
     name: 'reporter',
     entry: { index: 'packages/reporter/src/index.ts' },
     outDir: 'packages/reporter/dist',
+    esbuildPlugins: [workspaceExternal],
     external: ['@testreport/client', '@testreport/client/schemas', '@playwright/test'],
     dts: true,
   },
@@ -42,6 +55,7 @@ export default defineConfig([
     name: 'cli',
     entry: { bin: 'packages/cli/src/bin.ts' },
     outDir: 'packages/cli/dist',
+    esbuildPlugins: [workspaceExternal],
     external: ['@testreport/client', '@testreport/client/schemas', '@testreport/reporter'],
   },
 ]);
