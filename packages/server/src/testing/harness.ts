@@ -53,6 +53,8 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
   const users = createUserRepo(services.deps.db);
   const seed = await services.bootstrap.init({ email: `owner-${newId().slice(-8)}@example.test`, password: PASSWORD, team: 'Team A', project: 'Project A' });
 
+  // scrypt at OWASP cost takes ~0.3 s of CPU: hash the shared test password once, not per user.
+  const passwordHash = await hashPassword(PASSWORD);
   const sessionFor = async (userId: string) => `testreport_session=${(await services.sessions.create(userId)).token}`;
 
   async function createUser(opts: { email?: string; teamId?: string; role?: TeamRole; verified?: boolean } = {}): Promise<TestUser> {
@@ -60,7 +62,7 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
     const email = (opts.email ?? `user-${newId().slice(-12)}@example.test`).toLowerCase();
     const userId = newId();
     await users.insert({
-      id: userId, email, name: email.split('@')[0], password_hash: await hashPassword(PASSWORD),
+      id: userId, email, name: email.split('@')[0], password_hash: passwordHash,
       email_verified_at: opts.verified === false ? null : now, avatar_url: null, created_at: now, updated_at: now,
     });
     if (opts.teamId && opts.role) {
