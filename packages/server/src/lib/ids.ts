@@ -3,6 +3,20 @@ import { randomBytes } from 'node:crypto';
 let lastMs = 0;
 let seq = 0;
 
+// One getrandom call per 256 ids instead of one per id: ingestion mints an id per stored row.
+const POOL_IDS = 256;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+function random16(): Buffer {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(16 * POOL_IDS);
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return out;
+}
+
 /**
  * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then randomness. Time-ordered keys keep B-tree
  * inserts at the right edge (57k vs 25k rows/s measured against random UUIDv4), and ordering by id
@@ -19,7 +33,7 @@ export function newId(now: number = Date.now()): string {
     lastMs = now;
     seq = 0;
   }
-  const b = randomBytes(16);
+  const b = random16();
   const ms = lastMs;
   b[0] = Math.floor(ms / 2 ** 40) & 0xff;
   b[1] = Math.floor(ms / 2 ** 32) & 0xff;
