@@ -13,7 +13,7 @@ export interface MultipartBody {
   contentType: string;
   contentLength?: number;
   /** A new stream per call: the fields, then the file part, read from disk as it is sent. */
-  stream(): ReadableStream<Uint8Array>;
+  stream(): AsyncIterable<Uint8Array>;
 }
 
 const CRLF = '\r\n';
@@ -42,13 +42,10 @@ export function buildMultipart(fields: Array<[string, string]>, fileField: strin
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     contentLength: file.size === undefined ? undefined : head.byteLength + file.size + tail.byteLength,
-    stream() {
-      async function* parts() {
-        yield head;
-        for await (const chunk of file.open()) yield chunk;
-        yield tail;
-      }
-      return ReadableStream.from(parts());
+    async *stream() {
+      yield head;
+      for await (const chunk of file.open()) yield chunk;
+      yield tail;
     },
   };
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import pRetry, { AbortError } from 'p-retry';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { ApiError, ConflictError, ConnectionError, RateLimitError, ServerError, errorFromResponse, parseRetryAfter } from './errors.js';
 
-export type RequestBody = string | ReadableStream<Uint8Array>;
+/** JSON text, or a stream of bytes made fresh for each attempt (uploads). */
+export type RequestBody = string | AsyncIterable<Uint8Array>;
 
 export interface FetchInit {
   method: string;
   headers: Record<string, string>;
-  body?: RequestBody;
+  body?: string | ReadableStream<Uint8Array>;
   signal: AbortSignal;
   redirect: 'manual';
   duplex?: 'half';
@@ -176,19 +178,11 @@ export class Transport {
     const headers: Record<string, string> = { 'User-Agent': this.config.userAgent, Accept: 'application/json', ...out.headers };
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const body = out.body?.();
-    const streamed = body instanceof ReadableStream;
-    // Redirects are not followed: fetch would forward X-API-Key (unlike Authorization) to whatever
-    // address the Location names.
-    const init: FetchInit = { method: out.method, headers, body, signal, redirect: 'manual', ...(streamed ? { duplex: 'half' as const } : {}) };
     try {
-      const res = this.config.fetch
-        ? await this.config.fetch(out.url, init)
-        : await undiciFetch(out.url, { ...init, dispatcher: this.config.dispatcher ?? defaultAgent() });
-      // Reading the body is part of the attempt: the time-out covers a server that stalls mid-answer.
-      const text = await res.text();
-      if (res.status >= 200 && res.status < 300) return { status: res.status, headers: res.headers, text };
+      const res = await this.exchange(out, headers, body, signal);
+      if (res.status >= 200 && res.status < 300) return res;
       if (res.status >= 300 && res.status < 400) throw redirectError(res.status, res.headers, out.operation);
-      throw errorFromResponse(res.status, res.headers, text, out.operation);
+      throw errorFromResponse(res.status, res.headers, res.text, out.operation);
     } catch (err) {
       if (err instanceof ApiError) throw err;
       // Neither is retryable: the body gave up on purpose, or the caller cancelled.
@@ -198,6 +192,46 @@ export class Transport {
       throw new ConnectionError(`${out.operation} failed: could not reach the server (${describeNetworkFailure(err)})`, { cause: err });
     }
   }
+
+  /**
+   * One HTTP exchange. By default undici's `request` on the keep-alive Agent: it streams an upload
+   * with constant memory (undici's fetch holds every chunk of a streamed body until the request
+   * ends) and never follows redirects. An injected fetch gets the same request as a web stream.
+   * Reading the answer is part of the exchange, so the time-out covers a server that stalls mid-answer.
+   */
+  private async exchange(out: Outgoing, headers: Record<string, string>, body: RequestBody | undefined, signal: AbortSignal): Promise<Omit<Incoming, 'attempts'>> {
+    if (this.config.fetch) {
+      const streamed = body !== undefined && typeof body !== 'string';
+      const res = await this.config.fetch(out.url, {
+        method: out.method,
+        headers,
+        body: streamed ? ReadableStream.from(body) : body,
+        signal,
+        // fetch would forward X-API-Key (unlike Authorization) to whatever address a Location names.
+        redirect: 'manual',
+        ...(streamed ? { duplex: 'half' as const } : {}),
+      });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    }
+    const res = await undiciRequest(out.url, {
+      method: out.method as Dispatcher.HttpMethod,
+      headers,
+      body: body === undefined || typeof body === 'string' ? body : Readable.from(body, { objectMode: false }),
+      signal,
+      dispatcher: this.config.dispatcher ?? defaultAgent(),
+    });
+    return { status: res.statusCode, headers: toHeaders(res.headers), text: await res.body.text() };
+  }
+}
+
+/** undici's header record as a Headers (Set-Cookie and other repeated headers kept apart). */
+function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
 }
 
 function redirectError(status: number, headers: Headers, operation: string): ApiError {
