@@ -176,7 +176,11 @@ describe('tests', () => {
   it('createMany re-sent with the same idempotencyKey after a failure fills the gap without duplicates', async () => {
     const run = await newRun();
     const input = [aTest(run.id, 'first'), { ...aTest(run.id, 'second'), duration: -1 }, aTest(run.id, 'third')];
-    await expect(sdk.tests.createMany(input, { batchSize: 1, concurrency: 1, idempotencyKey: `fill-${run.id}` })).rejects.toBeInstanceOf(ValidationError);
+    const err = await sdk.tests.createMany(input, { batchSize: 1, concurrency: 1, idempotencyKey: `fill-${run.id}` }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    // The field points into the caller's list, not into the one-item batch.
+    expect(err.details.field).toBe('tests[1].duration');
+    expect(err.message).toContain('tests[1].duration');
     input[1] = aTest(run.id, 'second');
     const res = await sdk.tests.createMany(input, { batchSize: 1, concurrency: 1, idempotencyKey: `fill-${run.id}` });
     expect(res.data.map((x) => x.title)).toEqual(['first', 'second', 'third']);

@@ -39,6 +39,8 @@ export class ApiError extends Error {
   /** The server's message without the status/code decoration of `message`. */
   readonly serverMessage: string;
   readonly headers: Headers | undefined;
+  /** `POST /runs`: the call that failed. */
+  readonly operation: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(oneLine(init));
@@ -49,6 +51,7 @@ export class ApiError extends Error {
     this.requestId = init.requestId;
     this.serverMessage = init.message;
     this.headers = init.headers;
+    this.operation = init.operation;
   }
 }
 

@@ -2,9 +2,22 @@ import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
 import { LIMITS } from '../schemas/common.js';
 import type { TestCreate, TestCreated } from '../schemas/tests.js';
 import { chunk, runBatches, type BulkOptions } from '../core/bulk.js';
+import { ValidationError } from '../core/errors.js';
 import { paginate } from '../core/pagination.js';
 import type { RequestOptions } from '../core/requestOptions.js';
 import { APIResource } from '../core/resource.js';
+
+/** A batch's `tests[3].title` becomes `tests[<index in the caller's list>].title`. */
+function inCallerTerms(err: unknown, offset: number): unknown {
+  if (!(err instanceof ValidationError) || offset === 0) return err;
+  const m = /^tests\[(\d+)\](.*)$/.exec(err.details?.field ?? '');
+  if (!m) return err;
+  const [inBatch, inList] = [`tests[${m[1]}]`, `tests[${offset + Number(m[1])}]`];
+  return new ValidationError({
+    status: err.status, code: err.code, message: err.serverMessage.split(inBatch).join(inList),
+    details: { ...err.details, field: inList + m[2] }, requestId: err.requestId, operation: err.operation, headers: err.headers,
+  });
+}
 
 export class Tests extends APIResource {
   create(body: BodyOf<'tests.create'>, opts?: RequestOptions) {
@@ -23,9 +36,14 @@ export class Tests extends APIResource {
   async createMany(tests: TestCreate[], options: BulkOptions & RequestOptions = {}): Promise<{ data: TestCreated[] }> {
     const { batchSize = LIMITS.batchMax, concurrency = 4, idempotencyKey, ...opts } = options;
     const batches = chunk(tests, Math.min(batchSize, LIMITS.batchMax));
+    const size = batches[0]?.length ?? 0;
     const data = await runBatches(batches, concurrency, async (batch, index) => {
-      const res = await this.createBatch(batch, { ...opts, idempotencyKey: idempotencyKey ? `${idempotencyKey}:${index}` : undefined });
-      return res.data;
+      try {
+        const res = await this.createBatch(batch, { ...opts, idempotencyKey: idempotencyKey ? `${idempotencyKey}:${index}` : undefined });
+        return res.data;
+      } catch (err) {
+        throw inCallerTerms(err, index * size);
+      }
     });
     return { data };
   }
