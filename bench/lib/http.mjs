@@ -1,10 +1,13 @@
-// A small API helper over fetch (keep-alive by default in Node 20).
+// A small API helper over fetch (keep-alive by default in Node 20). Every POST carries an
+// Idempotency-Key, as the SDK, reporter and CLI always send one, so the server does the same work.
+import { randomUUID } from 'node:crypto';
+
 export function api(baseUrl, apiKey) {
   const base = `${baseUrl.replace(/\/$/, '')}/api/v1`;
   return async function call(method, path, body) {
     const res = await fetch(base + path, {
       method,
-      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}), ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();

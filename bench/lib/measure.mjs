@@ -31,7 +31,7 @@ function treeRssKb(rootPid) {
   return rss;
 }
 
-/** Runs a command; resolves { wallMs, peakRssMb, code, stdout, stderr }. */
+/** Runs a command; resolves { wallMs, cpuMs (NaN without GNU time), peakRssMb, code, stdout, stderr }. */
 export function measure(cmd, args, { env = process.env, cwd } = {}) {
   const useTime = hasGnuTime;
   const [file, argv] = useTime ? [GNU_TIME, ['-v', cmd, ...args]] : [cmd, args];
@@ -49,12 +49,17 @@ export function measure(cmd, args, { env = process.env, cwd } = {}) {
       const wallMs = performance.now() - started;
       if (sampler) clearInterval(sampler);
       let peakKb = sampledKb;
+      let cpuMs = NaN;
       if (useTime) {
         const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
         peakKb = m ? Number(m[1]) : NaN;
+        // User + system CPU of the whole tree: steadier than wall time on a shared machine.
+        const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+        const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+        if (user && sys) cpuMs = (Number(user[1]) + Number(sys[1])) * 1000;
         stderr = stderr.replace(/\n?\tCommand being timed:[\s\S]*$/, '');
       }
-      resolve({ wallMs, peakRssMb: peakKb / 1024, code, stdout, stderr });
+      resolve({ wallMs, cpuMs, peakRssMb: peakKb / 1024, code, stdout, stderr });
     });
   });
 }
