@@ -17,10 +17,10 @@ async function writeBigReport(file: string, specs: number): Promise<void> {
       title: `test ${i}`, file: 'big.spec.ts', line: i, tags: [],
       tests: [{ projectName: 'chromium', status: i % 10 === 0 ? 'unexpected' : 'expected', annotations: [], results: [{ retry: 0, status: 'passed', duration: 5, stdout: [{ text: output }], stderr: [], attachments: [], steps: [] }] }],
     };
-    if (!out.write((i ? ',' : '') + JSON.stringify(spec))) await new Promise((r) => out.once('drain', r));
+    if (!out.write((i ? ',' : '') + JSON.stringify(spec))) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   out.end(']}],"errors":[]}');
-  await new Promise((r) => out.on('finish', r));
+  await new Promise<void>((r) => out.on('finish', () => r()));
 }
 
 describe('reporter upload streams the report', () => {

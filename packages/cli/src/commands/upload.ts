@@ -7,7 +7,7 @@ import type { Context } from '../lib/context.js';
 import { resolveInputs, type ReportInputs } from '../report/inputs.js';
 import { uploadReport, type UploadOutcome } from '../upload/engine.js';
 import { hashInputs } from '../upload/hash.js';
-import { formatBytes, ProgressView } from '../upload/progress.js';
+import { canAnimate, formatBytes, ProgressView } from '../upload/progress.js';
 import { scanReport, type ScanResult } from '../upload/scan.js';
 
 interface UploadFlags {
@@ -51,7 +51,7 @@ async function replay(ctx: Context, inputs: ReportInputs, flags: UploadFlags): P
   }
   const client = ctx.client();
   const results = [];
-  const view = new ProgressView(!out.json && Boolean(process.stderr.isTTY), 'Replaying spool');
+  const view = new ProgressView(!out.json && canAnimate(), 'Replaying spool');
   try {
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
@@ -130,7 +130,7 @@ Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the uplo
         const inputs = await resolveInputs(path);
         if (inputs.kind === 'spool') return replay(ctx, inputs, flags);
 
-        const view = new ProgressView(!out.json && Boolean(process.stderr.isTTY), `Reading ${describeInputs(inputs)}`);
+        const view = new ProgressView(!out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
         let scan: ScanResult;
         let hash: { hash: string; bytes: number };
         try {

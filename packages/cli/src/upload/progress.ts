@@ -8,12 +8,21 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
 }
 
+/**
+ * Whether to animate: a real terminal of known width, outside CI. A pseudo-terminal without a size
+ * (columns 0, as some CI runners and `script` give) makes a spinner's redraw arithmetic run away.
+ */
+export function canAnimate(stream: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && (stream.columns ?? 0) > 0 && !env.CI;
+}
+
 /** A spinner with "tests sent / total, bytes uploaded" on a terminal; nothing when piped or --json. */
 export class ProgressView {
   private spinner?: Ora;
 
   constructor(enabled: boolean, text: string) {
-    if (enabled) this.spinner = ora({ text, stream: process.stderr }).start();
+    // stdin is left alone: ora would otherwise put it in raw mode, and a CI pseudo-terminal may never feed it.
+    if (enabled) this.spinner = ora({ text, stream: process.stderr, discardStdin: false }).start();
   }
 
   set text(text: string) {
