@@ -290,6 +290,9 @@ describe('configuration and usage errors', () => {
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr.trim()).toBe('error: --limit must be a whole number from 1 to 500, got "many"');
     expect((await cli(['runs', 'list', '--status', 'green'], keyEnv)).code).toBe(2);
+    const noSub = await cli(['runs'], keyEnv);
+    expect(noSub.code).toBe(2);
+    expect(noSub.stderr).toMatch(/Usage: reporter runs/);
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Examples:/);

@@ -9,8 +9,10 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
-    // --help and --version end through commander's exit hook with code 0.
-    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return 0;
+    // --help and --version end through commander's exit hook with code 0; help shown because a
+    // subcommand is missing (`reporter runs`) is a usage error.
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return 0;
+    if (err instanceof CommanderError && err.code === 'commander.help') return 2;
     const f = describeFailure(err);
     const json = argv.includes('--json');
     const debug = argv.includes('--debug');
