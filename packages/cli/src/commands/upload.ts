@@ -31,6 +31,12 @@ function runBody(projectId: string, scan: ScanResult, flags: UploadFlags): RunCr
   return body;
 }
 
+/**
+ * An upload may send hundreds of suites and batches into a per-minute rate limit (tests write: 60);
+ * it waits out 429s (Retry-After) instead of failing after the SDK's default one-minute budget.
+ */
+const UPLOAD_PATIENCE = { maxRetries: 10, retryBudgetMs: 15 * 60_000 };
+
 function concurrencyOf(flags: UploadFlags): number {
   const n = Number(flags.concurrency ?? 4);
   if (!Number.isInteger(n) || n < 1 || n > 16) throw new UsageError(`--concurrency must be a whole number from 1 to 16, got ${flags.concurrency}`);
@@ -49,7 +55,7 @@ async function replay(ctx: Context, inputs: ReportInputs, flags: UploadFlags): P
     else out.line(`Dry run: would replay ${describeInputs(inputs)}:\n  ${inputs.files.join('\n  ')}`);
     return;
   }
-  const client = ctx.client();
+  const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
   const view = new ProgressView(!out.json && canAnimate(), 'Replaying spool');
   try {
@@ -173,7 +179,7 @@ Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the uplo
           return;
         }
 
-        const client = ctx.client();
+        const client = ctx.client('any', UPLOAD_PATIENCE);
         let outcome: UploadOutcome;
         try {
           const projectId = await ctx.projectId(client);

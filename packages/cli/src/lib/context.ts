@@ -43,7 +43,7 @@ export class Context {
    * The SDK client with the right credential. An API key (flag, env, files) wins for reporting and
    * reading; the stored session wins for account actions (keys, projects), which keys may not do.
    */
-  client(need: AuthNeed = 'any'): TestReportClient {
+  client(need: AuthNeed = 'any', patience?: { maxRetries: number; retryBudgetMs: number }): TestReportClient {
     const cached = this.clients.get(need);
     if (cached) return cached;
     const apiKey = this.config.settings.apiKey?.value;
@@ -61,6 +61,7 @@ export class Context {
       url: this.url,
       ...(need === 'none' ? {} : useSession ? { sessionCookie: session } : { apiKey }),
       userAgent: `testreport-cli/${VERSION}`,
+      ...patience,
       allowInsecureHttp: this.opts.allowInsecureHttp,
       warn: (m) => this.out.warn(m),
     });
