@@ -76,7 +76,7 @@ try {
     heading(`run ${n} as stored: reporter runs get ${runId}`);
     if ((await run(process.execPath, [cliBin, 'runs', 'get', runId], env)) !== 0) throw new Error('reporter runs get failed');
   }
-  heading(`the failed tests of run ${RUNS}, and their screenshots and traces`);
+  heading(`the failed tests of run ${RUNS}, and the screenshots and traces uploaded for that run`);
   if ((await run(process.execPath, [cliBin, 'tests', 'list', '--run', lastRunId, '--status', 'failed'], env)) !== 0) throw new Error('reporter tests list failed');
   const artifacts = await fetch(`${server.url}/api/v1/artifacts?runId=${lastRunId}`, { headers: { 'x-api-key': init.apiKey } }).then((r) => r.json());
   for (const a of artifacts.data ?? []) process.stdout.write(`${a.type.padEnd(10)} ${String(a.fileSize).padStart(8)} B  ${a.fileName}  (signed URL until ${a.expiresAt})\n`);
