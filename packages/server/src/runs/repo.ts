@@ -10,7 +10,7 @@ export interface StatusCounts {
   skipped: number;
   flaky: number;
 }
-const ZERO: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+export const NO_TESTS: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
 
 /** SQLite accepts up to 32,766 bound values; chunks keep every IN list and multi-row insert well below. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
@@ -43,7 +43,7 @@ export function createRunRepo(db: Db) {
     /** Counts of stored tests per run and status: one grouped query for a whole page of runs. */
     async statusCounts(runIds: string[]): Promise<Map<string, StatusCounts>> {
       const out = new Map<string, StatusCounts>();
-      for (const id of runIds) out.set(id, { ...ZERO });
+      for (const id of runIds) out.set(id, { ...NO_TESTS });
       for (const ids of chunk(runIds, 500)) {
         if (ids.length === 0) continue;
         const rows = await db

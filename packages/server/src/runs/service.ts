@@ -6,7 +6,7 @@ import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toJson } from '../lib/json.js';
 import { toRun, toRunListItem } from './present.js';
-import { createRunRepo, deleteRunsWithResults, type RunRow } from './repo.js';
+import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
 
 const FINISHED = new Set(['passed', 'failed', 'cancelled']);
 
@@ -92,8 +92,10 @@ export function createRunService(deps: Deps) {
     async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
       const { rows, total } = await repo.list(q);
-      const counts = await repo.statusCounts(rows.map((r) => r.id));
-      const data: RunListItem[] = rows.map((r) => toRunListItem(r, counts.get(r.id)!));
+      // Only runs with a count still unset need their tests counted; finished runs were PATCHed.
+      const needsCounting = rows.filter((r) => [r.total_tests, r.passed_tests, r.failed_tests, r.skipped_tests, r.flaky_tests].includes(null));
+      const counts = await repo.statusCounts(needsCounting.map((r) => r.id));
+      const data: RunListItem[] = rows.map((r) => toRunListItem(r, counts.get(r.id) ?? NO_TESTS));
       return { data, total, limit: q.limit, offset: q.offset };
     },
 
