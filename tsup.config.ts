@@ -9,7 +9,7 @@ const workspaceExternal = {
   },
 };
 
-// One build for the whole monorepo. The client builds first (others import its dist at runtime);
+// One build for the whole monorepo. The contract and client build first (others import their dist at runtime);
 // only the packages users import from TypeScript get declaration files.
 const common: Options = {
   format: ['esm'],
@@ -26,20 +26,27 @@ const common: Options = {
 export default defineConfig([
   {
     ...common,
+    name: 'contract',
+    entry: { index: 'packages/contract/src/index.ts' },
+    outDir: 'packages/contract/dist',
+    dts: true,
+  },
+  {
+    ...common,
     name: 'client',
-    entry: { index: 'packages/client/src/index.ts', 'schemas/index': 'packages/client/src/schemas/index.ts' },
+    entry: { index: 'packages/client/src/index.ts' },
     outDir: 'packages/client/dist',
-    // The SDK and the schema-only entry share one copy of the schemas.
-    splitting: true,
+    esbuildPlugins: [workspaceExternal],
+    external: ['@testreport/contract'],
     dts: true,
   },
   {
     ...common,
     name: 'server',
-    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts' },
+    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts', testing: 'packages/server/src/testing/index.ts' },
     outDir: 'packages/server/dist',
     esbuildPlugins: [workspaceExternal],
-    external: ['@testreport/client', '@testreport/client/schemas'],
+    external: ['@testreport/contract'],
   },
   {
     ...common,
@@ -47,7 +54,7 @@ export default defineConfig([
     entry: { index: 'packages/reporter/src/index.ts' },
     outDir: 'packages/reporter/dist',
     esbuildPlugins: [workspaceExternal],
-    external: ['@testreport/client', '@testreport/client/schemas', '@playwright/test'],
+    external: ['@testreport/client', '@testreport/contract', '@playwright/test'],
     dts: true,
   },
   {
@@ -56,6 +63,6 @@ export default defineConfig([
     entry: { bin: 'packages/cli/src/bin.ts' },
     outDir: 'packages/cli/dist',
     esbuildPlugins: [workspaceExternal],
-    external: ['@testreport/client', '@testreport/client/schemas', '@testreport/reporter'],
+    external: ['@testreport/client', '@testreport/contract', '@testreport/reporter'],
   },
 ]);

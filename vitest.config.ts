@@ -7,8 +7,9 @@ export default defineConfig({
   resolve: {
     // Tests run against sources; the end-to-end tests that spawn binaries use the built dist.
     alias: [
-      { find: /^@testreport\/client\/schemas$/, replacement: src('./packages/client/src/schemas/index.ts') },
+      { find: /^@testreport\/contract$/, replacement: src('./packages/contract/src/index.ts') },
       { find: /^@testreport\/client$/, replacement: src('./packages/client/src/index.ts') },
+      { find: /^@testreport\/server\/testing$/, replacement: src('./packages/server/src/testing/index.ts') },
       { find: /^@testreport\/server$/, replacement: src('./packages/server/src/index.ts') },
     ],
   },

@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints, operationIds, type OperationId } from '@testreport/client/schemas';
-import { startTestServer, type TestServer, type TestUser } from '../packages/server/src/testing/harness.js';
+import { endpoints, operationIds, type OperationId } from '@testreport/contract';
+import { startTestServer, type TestServer, type TestUser } from '@testreport/server/testing';
 
 type Who = 'owner' | 'admin' | 'member' | 'viewer' | 'keyA' | 'keyB' | 'outsider' | 'anon';
 const EVERYONE: Who[] = ['owner', 'admin', 'member', 'viewer', 'keyA', 'keyB', 'outsider', 'anon'];

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/client/schemas';
-import { startTestServer, type TestServer } from '../packages/server/src/testing/harness.js';
+import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../packages/server/src/testing/harness.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 
 let t: TestServer;
 let clock = Date.parse('2026-01-01T00:00:00Z');

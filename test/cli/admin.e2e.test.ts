@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../../packages/server/src/testing/harness.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { FIXTURES_DIR } from './fixtureCounts.js';
 import { assertBuilt, cli, tempDir } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../../packages/server/src/testing/harness.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { FIXTURE_COUNTS, FIXTURES_DIR, fixturesPresent } from './fixtureCounts.js';
 import { assertBuilt, cli, ROOT, tempDir } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestReportClient } from '@testreport/client';
-import { startTestServer, type TestServer } from '../../packages/server/src/testing/harness.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { replaySpool } from '../../packages/reporter/src/index.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { endpoints, type BodyOf, type EndpointDef, type OperationId, type ParamsOf, type QueryOf, type ResponseOf } from './schemas/endpoints.js';
-import type { Me } from './schemas/me.js';
+import { endpoints, type BodyOf, type EndpointDef, type OperationId, type ParamsOf, type QueryOf, type ResponseOf } from '@testreport/contract';
+import type { Me } from '@testreport/contract';
 import { assertUsableKey, normalizeSessionCookie } from './core/credentials.js';
 import { ApiError, AuthenticationError, PermissionError, NotFoundError } from './core/errors.js';
 import type { MultipartBody } from './core/multipart.js';

@@ -1,5 +1,5 @@
 // The typed SDK: client, resources and errors, plus the shared contract (schemas and types).
-export * from './schemas/index.js';
+export * from '@testreport/contract';
 export { TestReportClient, type ClientOptions, type CallArgs, type CallResult } from './client.js';
 export {
   ApiError,

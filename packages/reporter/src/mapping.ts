@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import type { FullConfig, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import type { StepInput, TestCreate } from '@testreport/client/schemas';
+import type { StepInput, TestCreate } from '@testreport/contract';
 
 /** What the reporter sends for one test; runId and projectId are added at send time. */
 export type TestBody = Omit<TestCreate, 'runId' | 'projectId'>;

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { extname, basename } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { TestReportClient } from '@testreport/client';
-import { ARTIFACT_RULES, checkApiKey, KEY_PROBLEM_MESSAGES, type ArtifactType, type RunUpdate } from '@testreport/client/schemas';
+import { ARTIFACT_RULES, checkApiKey, KEY_PROBLEM_MESSAGES, type ArtifactType, type RunUpdate } from '@testreport/contract';
 import { detectCi } from './ci.js';
 import { isFinalAttempt, mapTest, relativeFile, type TestBody } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';

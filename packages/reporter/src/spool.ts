@@ -2,7 +2,7 @@ import { closeSync, copyFileSync, createReadStream, mkdirSync, openSync, readdir
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestReportClient } from '@testreport/client';
-import type { ArtifactType, RunCreate, RunUpdate } from '@testreport/client/schemas';
+import type { ArtifactType, RunCreate, RunUpdate } from '@testreport/contract';
 import type { TestBody } from './mapping.js';
 
 /**

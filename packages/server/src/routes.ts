@@ -9,7 +9,7 @@ import { projectsHandlers } from './projects/route.js';
 import { runsHandlers } from './runs/route.js';
 import { suitesHandlers } from './suites/route.js';
 import { teamsHandlers } from './teams/route.js';
-import { testsHandlers } from './tests/route.js';
+import { testsHandlers } from './results/route.js';
 import { webhooksHandlers } from './webhooks/route.js';
 
 /** Every operation of the contract has exactly one handler; a missing one fails to compile. */

@@ -20,7 +20,7 @@ import { createRunService } from './runs/service.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamRepo } from './teams/repo.js';
 import { createTeamService } from './teams/service.js';
-import { createTestService } from './tests/service.js';
+import { createTestService } from './results/service.js';
 import { createWebhookService } from './webhooks/service.js';
 
 /** Builds every service once per app. Routes reach services only through this object. */

@@ -1,4 +1,4 @@
-import type { Project } from '@testreport/client/schemas';
+import type { Project } from '@testreport/contract';
 import type { Command } from 'commander';
 import { action } from '../lib/action.js';
 import { UsageError } from '../lib/errors.js';

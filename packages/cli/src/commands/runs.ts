@@ -1,4 +1,4 @@
-import { RUN_STATUSES } from '@testreport/client/schemas';
+import { RUN_STATUSES } from '@testreport/contract';
 import { Option, type Command } from 'commander';
 import { action } from '../lib/action.js';
 import { ms, page, pageNote, pageOptions, when } from '../lib/flags.js';

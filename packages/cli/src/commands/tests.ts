@@ -1,4 +1,4 @@
-import { TEST_STATUSES, type Step } from '@testreport/client/schemas';
+import { TEST_STATUSES, type Step } from '@testreport/contract';
 import { Option, type Command } from 'commander';
 import { action } from '../lib/action.js';
 import { ms, page, pageNote, pageOptions, when } from '../lib/flags.js';

@@ -1,4 +1,4 @@
-import type { RunCreate } from '@testreport/client/schemas';
+import type { RunCreate } from '@testreport/contract';
 import { detectCi, replaySpool } from '@testreport/reporter';
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS, type WebhookEvent } from '@testreport/client/schemas';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '@testreport/contract';
 import type { Command } from 'commander';
 import { action } from '../lib/action.js';
 import { UsageError } from '../lib/errors.js';

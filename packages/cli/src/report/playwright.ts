@@ -3,7 +3,7 @@ import type { Token } from 'stream-json';
 import { jsonTokens, ValueBuilder } from './jsonTokens.js';
 import { appendCapped, ERROR_CAP, OUTPUT_CAP, stripAnsi } from './text.js';
 import { MalformedReportError, type AttachmentRef, type ParsedTest, type ReportMeta, type ReportRecord, type SuiteRef } from './types.js';
-import type { StepInput } from '@testreport/client/schemas';
+import type { StepInput } from '@testreport/contract';
 
 /* The subset of Playwright's JSON reporter output that is read (JSONReport in @playwright/test/reporter). */
 interface PwError { message?: string; stack?: string; value?: string }

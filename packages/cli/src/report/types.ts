@@ -1,4 +1,4 @@
-import type { TestCreate } from '@testreport/client/schemas';
+import type { TestCreate } from '@testreport/contract';
 
 /** One level of the suite tree: a JUnit <testsuite>, a Playwright file or describe block. */
 export interface SuiteRef {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { ARTIFACT_RULES, type ArtifactType } from '@testreport/client/schemas';
+import { ARTIFACT_RULES, type ArtifactType } from '@testreport/contract';
 import type { AttachmentRef } from '../report/types.js';
 
 export type AttachmentPlan =

@@ -1,5 +1,5 @@
 import { ApiError, type TestReportClient } from '@testreport/client';
-import type { RunCreate, TestCreate } from '@testreport/client/schemas';
+import type { RunCreate, TestCreate } from '@testreport/contract';
 import pLimit from 'p-limit';
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';

@@ -1,7 +1,7 @@
-import { checkApiKey } from '../schemas/apiKeyFormat.js';
 import { KeyValidationError } from './errors.js';
+import { checkApiKey, SESSION_COOKIE } from '@testreport/contract';
 
-export const SESSION_COOKIE = 'testreport_session';
+export { SESSION_COOKIE };
 
 /** Accepts a bare session token or `testreport_session=<token>` and returns the Cookie header value. */
 export function normalizeSessionCookie(value: string): string {

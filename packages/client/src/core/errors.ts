@@ -1,5 +1,5 @@
-import type { KeyProblem } from '../schemas/apiKeyFormat.js';
-import { KEY_PROBLEM_MESSAGES } from '../schemas/apiKeyFormat.js';
+import type { KeyProblem } from '@testreport/contract';
+import { KEY_PROBLEM_MESSAGES } from '@testreport/contract';
 
 export interface ErrorDetails {
   field?: string;

@@ -1,4 +1,4 @@
-import type { BodyOf, ResponseOf } from '../schemas/endpoints.js';
+import type { BodyOf, ResponseOf } from '@testreport/contract';
 import { sessionCookieFrom } from '../core/credentials.js';
 import { AuthenticationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/requestOptions.js';

@@ -1,4 +1,4 @@
-import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
+import type { BodyOf, QueryOf } from '@testreport/contract';
 import type { RequestOptions } from '../core/requestOptions.js';
 import { APIResource } from '../core/resource.js';
 

@@ -1,6 +1,6 @@
-import type { BodyOf, QueryOf } from '../schemas/endpoints.js';
-import { LIMITS } from '../schemas/common.js';
-import type { TestCreate, TestCreated } from '../schemas/tests.js';
+import type { BodyOf, QueryOf } from '@testreport/contract';
+import { LIMITS } from '@testreport/contract';
+import type { TestCreate, TestCreated } from '@testreport/contract';
 import { chunk, runBatches, type BulkOptions } from '../core/bulk.js';
 import { ValidationError } from '../core/errors.js';
 import { paginate } from '../core/pagination.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.js';
-import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from './outboxReader.js';
+import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from '../testing/outbox.js';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import type { User } from '@testreport/client/schemas';
+import type { User } from '@testreport/contract';
 import type { UsersTable } from '../db/schema.js';
 
 export const toUser = (r: UsersTable): User => ({

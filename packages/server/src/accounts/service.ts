@@ -1,4 +1,4 @@
-import type { ResponseOf, User } from '@testreport/client/schemas';
+import type { ResponseOf, User } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import type { Db } from '../db/database.js';

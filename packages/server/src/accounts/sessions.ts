@@ -4,8 +4,9 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { EmailNotVerifiedError, UnauthorizedError } from '../lib/errors.js';
 import type { Principal } from '../authz/principal.js';
 import type { SessionRepo } from './sessionRepo.js';
+import { SESSION_COOKIE } from '@testreport/contract';
 
-export const SESSION_COOKIE = 'testreport_session';
+export { SESSION_COOKIE };
 export const SESSION_LIFETIME_MS = 14 * 24 * 3600 * 1000;
 
 /** Server-side sessions: the cookie holds a random token; only its SHA-256 is stored. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { checkApiKey, KEY_PROBLEM_MESSAGES, maskApiKey, formatApiKey, type ApiKey, type ApiKeyCreated } from '@testreport/client/schemas';
+import { checkApiKey, KEY_PROBLEM_MESSAGES, maskApiKey, formatApiKey, type ApiKey, type ApiKeyCreated } from '@testreport/contract';
 import type { Authz } from '../authz/service.js';
 import type { Principal } from '../authz/principal.js';
 import type { ServerConfig } from '../config.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { ARTIFACT_RULES } from '@testreport/client/schemas';
+import { ARTIFACT_RULES } from '@testreport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
-import { filesUnder, generated, gif, insertRun, insertTest, jpeg, mp4, png, upload, webm, webmHeader, webp, zip } from './testSupport.js';
+import { filesUnder, generated, gif, insertRun, insertTest, jpeg, mp4, png, upload, webm, webmHeader, webp, zip } from '../testing/artifacts.js';
 
 let t: TestServer;
 let run: Awaited<ReturnType<typeof insertRun>>;

@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
-import { ARTIFACT_RULES, type ArtifactType } from '@testreport/client/schemas';
+import { ARTIFACT_RULES, type ArtifactType } from '@testreport/contract';
 
 /** Enough of the head of a file for every signature we accept (MP4/MOV brands, AVI RIFF, ZIP). */
 export const SNIFF_BYTES = 4100;

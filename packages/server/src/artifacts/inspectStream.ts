@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { ArtifactType } from '@testreport/client/schemas';
-import { ARTIFACT_RULES } from '@testreport/client/schemas';
+import type { ArtifactType } from '@testreport/contract';
+import { ARTIFACT_RULES } from '@testreport/contract';
 import { PayloadTooLargeError, ValidationError } from '../lib/errors.js';
 import { describeFormats, detectAllowedFormat, SNIFF_BYTES } from './formats.js';
 

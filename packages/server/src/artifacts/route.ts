@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import { ARTIFACT_RULES, uploadFields } from '@testreport/client/schemas';
+import { ARTIFACT_RULES, uploadFields } from '@testreport/contract';
 import type { Handlers } from '../http/handler.js';
 import { parseWith } from '../http/validation.js';
 import { ValidationError } from '../lib/errors.js';

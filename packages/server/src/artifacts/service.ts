@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import type { Artifact, ArtifactListQuery, UploadFields } from '@testreport/client/schemas';
+import type { Artifact, ArtifactListQuery, UploadFields } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { ArtifactsTable } from '../db/schema.js';
 import type { Deps } from '../deps.js';

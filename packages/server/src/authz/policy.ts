@@ -1,4 +1,4 @@
-import type { TeamRole } from '@testreport/client/schemas';
+import type { TeamRole } from '@testreport/contract';
 
 /**
  * The authorization matrix of decisions §6, the one table every service consults.

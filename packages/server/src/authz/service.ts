@@ -1,4 +1,4 @@
-import type { TeamRole } from '@testreport/client/schemas';
+import type { TeamRole } from '@testreport/contract';
 import { ForbiddenError, NotFoundError } from '../lib/errors.js';
 import { apiKeyAllows, roleAllows, type Action } from './policy.js';
 import type { Principal } from './principal.js';

@@ -1,4 +1,4 @@
-import type { Run } from '@testreport/client/schemas';
+import type { Run } from '@testreport/contract';
 import type { Logger } from '../lib/logger.js';
 
 /** Internal events. `run.finished` fires once each time a run finishes (decisions §8). */

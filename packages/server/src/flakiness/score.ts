@@ -1,4 +1,4 @@
-import { LIMITS } from '@testreport/client/schemas';
+import { LIMITS } from '@testreport/contract';
 
 export interface ScoredResult {
   runId: string;

@@ -1,4 +1,4 @@
-import type { FlakinessEntry } from '@testreport/client/schemas';
+import type { FlakinessEntry } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';

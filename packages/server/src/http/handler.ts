@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { OperationId, ParamsOf, ParsedBodyOf, ParsedQueryOf, ResponseOf } from '@testreport/client/schemas';
+import type { OperationId, ParamsOf, ParsedBodyOf, ParsedQueryOf, ResponseOf } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Services } from '../services.js';
 

@@ -1,4 +1,4 @@
-import type { OperationId } from '@testreport/client/schemas';
+import type { OperationId } from '@testreport/contract';
 import { NotImplementedError } from '../lib/errors.js';
 import type { Handler } from './handler.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoints, errorBody, operationIds, type EndpointDef } from '@testreport/client/schemas';
+import { endpoints, errorBody, operationIds, type EndpointDef } from '@testreport/contract';
 import { API_PREFIX } from './router.js';
 
 const toSchema = (s: z.ZodType, io: 'input' | 'output') =>

@@ -1,4 +1,4 @@
-import { RATE_GROUPS, type RateGroup } from '@testreport/client/schemas';
+import { RATE_GROUPS, type RateGroup } from '@testreport/contract';
 import { RateLimitedError } from '../lib/errors.js';
 
 const WINDOW_MS = 60_000;

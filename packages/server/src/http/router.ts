@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/client/schemas';
+import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope, type Principal } from '../authz/principal.js';
 import { SESSION_COOKIE } from '../accounts/sessions.js';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors.js';

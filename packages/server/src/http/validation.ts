@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ValidationReason } from '@testreport/client/schemas';
+import type { ValidationReason } from '@testreport/contract';
 import { ValidationError } from '../lib/errors.js';
 
 /** `tests[3].steps[0].title`: how a field is named in every 400. */

@@ -1,4 +1,4 @@
-import type { ErrorCode, ValidationReason } from '@testreport/client/schemas';
+import type { ErrorCode, ValidationReason } from '@testreport/contract';
 
 /** Every error the server answers with is one of these; `http/errorHandler.ts` maps them to bodies. */
 export class AppError extends Error {

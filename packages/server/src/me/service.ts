@@ -1,4 +1,4 @@
-import type { Me } from '@testreport/client/schemas';
+import type { Me } from '@testreport/contract';
 import type { UserRepo } from '../accounts/userRepo.js';
 import { toUser } from '../accounts/present.js';
 import type { Principal } from '../authz/principal.js';

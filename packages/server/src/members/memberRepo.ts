@@ -1,4 +1,4 @@
-import type { TeamRole } from '@testreport/client/schemas';
+import type { TeamRole } from '@testreport/contract';
 import type { Db } from '../db/database.js';
 import type { TeamMembersTable } from '../db/schema.js';
 

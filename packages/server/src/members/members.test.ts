@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from '../accounts/outboxReader.js';
+import { readOutbox, tokenFrom, uniqueEmail, waitForMail } from '../testing/outbox.js';
 import { startTestServer, type TestServer, type TestUser } from '../testing/harness.js';
 
 let t: TestServer;

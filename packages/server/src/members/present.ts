@@ -1,4 +1,4 @@
-import type { Invitation, TeamMember } from '@testreport/client/schemas';
+import type { Invitation, TeamMember } from '@testreport/contract';
 import type { InvitationsTable } from '../db/schema.js';
 import type { MemberRow } from './memberRepo.js';
 

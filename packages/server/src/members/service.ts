@@ -1,4 +1,4 @@
-import type { Invitation, ResponseOf, TeamMember, TeamRole } from '@testreport/client/schemas';
+import type { Invitation, ResponseOf, TeamMember, TeamRole } from '@testreport/contract';
 import type { Action } from '../authz/policy.js';
 import type { Principal } from '../authz/principal.js';
 import { createMailOut } from '../accounts/mailing.js';

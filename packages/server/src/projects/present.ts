@@ -1,4 +1,4 @@
-import type { Project, ProjectSettings } from '@testreport/client/schemas';
+import type { Project, ProjectSettings } from '@testreport/contract';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 import { bool } from '../lib/json.js';
 

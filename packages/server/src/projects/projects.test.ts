@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesUnder, png, upload } from '../artifacts/testSupport.js';
+import { filesUnder, png, upload } from '../testing/artifacts.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import { newId } from '../lib/ids.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';

@@ -1,4 +1,4 @@
-import { SETTINGS_DEFAULTS } from '@testreport/client/schemas';
+import { SETTINGS_DEFAULTS } from '@testreport/contract';
 import type { Db } from '../db/database.js';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 

@@ -1,4 +1,4 @@
-import type { Project, ProjectSettings, ResponseOf } from '@testreport/client/schemas';
+import type { Project, ProjectSettings, ResponseOf } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import type { ProjectSettingsTable } from '../db/schema.js';

@@ -7,7 +7,7 @@ import { createFlakinessRepo } from '../flakiness/repo.js';
 import { createRetentionService } from '../retention/service.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
-import { createTestRepo } from '../tests/repo.js';
+import { createTestRepo } from '../results/repo.js';
 import { createRunRepo } from './repo.js';
 
 /**

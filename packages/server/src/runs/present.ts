@@ -1,4 +1,4 @@
-import type { Run, RunListItem } from '@testreport/client/schemas';
+import type { Run, RunListItem } from '@testreport/contract';
 import { fromJson } from '../lib/json.js';
 import type { RunRow, StatusCounts } from './repo.js';
 

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrefix } from '../artifacts/store.js';
-import { png, upload } from '../artifacts/testSupport.js';
-import type { Run } from '@testreport/client/schemas';
+import { png, upload } from '../testing/artifacts.js';
+import type { Run } from '@testreport/contract';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { countRows, createRun, postTests, testBody } from '../testing/results.js';
 

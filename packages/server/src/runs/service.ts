@@ -1,4 +1,4 @@
-import type { Run, RunCreate, RunListItem, RunUpdate } from '@testreport/client/schemas';
+import type { Run, RunCreate, RunListItem, RunUpdate } from '@testreport/contract';
 import { runPrefix } from '../artifacts/store.js';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';

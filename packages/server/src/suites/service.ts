@@ -1,4 +1,4 @@
-import type { Suite, SuiteNode, SuiteUpsert } from '@testreport/client/schemas';
+import type { Suite, SuiteNode, SuiteUpsert } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';

@@ -1,4 +1,4 @@
-import type { ResponseOf } from '@testreport/client/schemas';
+import type { ResponseOf } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError, UnauthorizedError } from '../lib/errors.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TeamRole } from '@testreport/client/schemas';
+import type { TeamRole } from '@testreport/contract';
 import { createUserRepo } from '../accounts/userRepo.js';
 import type { ConfigInput } from '../config.js';
 import { hashPassword } from '../lib/crypto.js';

@@ -1,4 +1,4 @@
-import type { Run, Webhook, WebhookCreate, WebhookDelivery, WebhookEvent, WebhookPayload, WebhookUpdate } from '@testreport/client/schemas';
+import type { Run, Webhook, WebhookCreate, WebhookDelivery, WebhookEvent, WebhookPayload, WebhookUpdate } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/schema.js';

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Run } from '@testreport/client/schemas';
+import type { Run } from '@testreport/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { insertRun } from '../artifacts/testSupport.js';
+import { insertRun } from '../testing/artifacts.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
-import { startReceiver, type Receiver } from './testReceiver.js';
+import { startReceiver, type Receiver } from '../testing/receiver.js';
 
 const SECRET = 'whsec_super-secret-value-123';
 const BASE = 1000;

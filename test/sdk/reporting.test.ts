@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/src/testing/harness.js';
-import { png, webm, zip } from '../../server/src/artifacts/testSupport.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
+import { png, webm, zip } from '@testreport/server/testing';
 import {
   AuthenticationError, NotFoundError, PayloadTooLargeError, PermissionError, RateLimitError, TestReportClient, ValidationError,
   type TestCreate,
-} from './index.js';
-import { clientFor } from './testing/realServer.js';
+} from '@testreport/client';
+import { clientFor } from './realServer.js';
 
 let t: TestServer;
 let sdk: TestReportClient;

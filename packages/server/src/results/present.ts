@@ -1,4 +1,4 @@
-import type { Step, Test, TestCreated, TestError, TestListItem } from '@testreport/client/schemas';
+import type { Step, Test, TestCreated, TestError, TestListItem } from '@testreport/contract';
 import { bool, fromJson } from '../lib/json.js';
 import type { TestRow } from './repo.js';
 

@@ -12,3 +12,4 @@ export * from './auth.js';
 export * from './me.js';
 export * from './apiKeyFormat.js';
 export * from './endpoints.js';
+export * from './cookies.js';

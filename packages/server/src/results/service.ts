@@ -1,5 +1,5 @@
-import type { TestCreateParsed, TestCreated } from '@testreport/client/schemas';
-import { LIMITS } from '@testreport/client/schemas';
+import type { TestCreateParsed, TestCreated } from '@testreport/contract';
+import { LIMITS } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';

@@ -2,7 +2,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../lib/ids.js';
-import type { TestServer } from '../testing/harness.js';
+import type { TestServer } from './harness.js';
 
 // Real, minimal files of every accepted format, built here so the tests carry no binary fixtures.
 

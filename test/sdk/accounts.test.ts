@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/src/testing/harness.js';
-import { AuthenticationError, ConflictError, NotFoundError, PermissionError, TestReportClient } from './index.js';
-import { clientFor, mailedToken } from './testing/realServer.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
+import { AuthenticationError, ConflictError, NotFoundError, PermissionError, TestReportClient } from '@testreport/client';
+import { clientFor, mailedToken } from './realServer.js';
 
 let t: TestServer;
 let owner: TestReportClient;

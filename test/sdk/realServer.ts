@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestServer, TestUser } from '../../../server/src/testing/harness.js';
-import { TestReportClient, type ClientOptions } from '../index.js';
+import type { TestServer, TestUser } from '@testreport/server/testing';
+import { TestReportClient, type ClientOptions } from '@testreport/client';
 
 /**
  * Clients against the in-process server of packages/server/src/testing/harness.ts. Every answer is

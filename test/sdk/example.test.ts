@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../server/src/testing/harness.js';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 
 // examples/sdk-script/report.mjs, run in-process against the real server (vitest maps its
 // `@testreport/client` import to these sources), so the documented example cannot rot.
@@ -13,7 +13,7 @@ afterAll(async () => {
 
 it('examples/sdk-script reports a run with tests and prints the flakiness table', async () => {
   // @ts-expect-error: a plain .mjs example without types
-  const { main } = (await import('../../../examples/sdk-script/report.mjs')) as { main: (o: object) => Promise<{ runId: string; tests: unknown[]; flakiness: { data: Array<{ fullTitle: string }> } }> };
+  const { main } = (await import('../../examples/sdk-script/report.mjs')) as { main: (o: object) => Promise<{ runId: string; tests: unknown[]; flakiness: { data: Array<{ fullTitle: string }> } }> };
   const lines: string[] = [];
   const out = await main({ url: t.url, apiKey: t.apiKey, log: (l: string) => lines.push(l) });
   expect(out.tests).toHaveLength(4);
