@@ -2,6 +2,7 @@
 export * from '@testreport/contract';
 export { TestReportClient, type ClientOptions, type CallArgs, type CallResult } from './client.js';
 export {
+  TestReportError,
   ApiError,
   ValidationError,
   AuthenticationError,

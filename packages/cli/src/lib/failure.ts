@@ -1,4 +1,4 @@
-import { ApiError, ConnectionError, KeyValidationError } from '@testreport/client';
+import { ApiError, ConnectionError, InsecureTransportError, KeyValidationError } from '@testreport/client';
 import { CommanderError } from 'commander';
 import { InputError } from '../report/inputs.js';
 import { MalformedReportError } from '../report/types.js';
@@ -43,7 +43,7 @@ export function describeFailure(err: unknown): Failure {
     return { exitCode: EXIT.usage, line: oneLine(err.message.replace(/^error: /, '')), body: { error: { code: 'USAGE_ERROR', message: err.message } } };
   }
   const message = err instanceof Error ? err.message : String(err);
-  // Errors from the SDK's own argument checks (e.g. insecure transport) are configuration problems.
-  const usage = err instanceof Error && err.name === 'InsecureTransportError';
+  // Refusing plain http:// to a remote host is a configuration problem, not a server failure.
+  const usage = err instanceof InsecureTransportError;
   return { exitCode: usage ? EXIT.usage : EXIT.failure, line: oneLine(message), body: { error: { code: usage ? 'USAGE_ERROR' : 'ERROR', message } } };
 }

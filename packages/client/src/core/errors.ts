@@ -30,8 +30,19 @@ function oneLine(init: ApiErrorInit): string {
   return `${text} [${tags.join(', ')}]${where ? ` (${where})` : ''}`;
 }
 
+/**
+ * The base of every error the SDK throws on purpose, so a caller can tell "testreport said no" (or
+ * could not be reached) from a bug with one `instanceof TestReportError`. `name` is the subclass's.
+ */
+export class TestReportError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
 /** An error answer of the API: `{"error":{code,message,details}}` plus the HTTP status and request id. */
-export class ApiError extends Error {
+export class ApiError extends TestReportError {
   readonly status: number;
   readonly code: string;
   readonly details: ErrorDetails | undefined;
@@ -44,7 +55,6 @@ export class ApiError extends Error {
 
   constructor(init: ApiErrorInit) {
     super(oneLine(init));
-    this.name = new.target.name;
     this.status = init.status;
     this.code = init.code;
     this.details = init.details;
@@ -73,33 +83,30 @@ export class RateLimitError extends ApiError {
 export class ServerError extends ApiError {}
 
 /** The request never got an HTTP answer: refused, reset, DNS failure, or the per-attempt time-out. */
-export class ConnectionError extends Error {
+export class ConnectionError extends TestReportError {
   readonly timedOut: boolean;
   constructor(message: string, opts: { cause?: unknown; timedOut?: boolean } = {}) {
     super(message, { cause: opts.cause });
-    this.name = 'ConnectionError';
     this.timedOut = opts.timedOut ?? false;
   }
 }
 
 /** The API key failed an offline check (spec rule 8); no request was made. */
-export class KeyValidationError extends Error {
+export class KeyValidationError extends TestReportError {
   readonly problem: KeyProblem;
   constructor(problem: KeyProblem) {
     super(KEY_PROBLEM_MESSAGES[problem]);
-    this.name = 'KeyValidationError';
     this.problem = problem;
   }
 }
 
 /** A key, password or cookie would have crossed plain http:// to a non-loopback host (decisions §11). */
-export class InsecureTransportError extends Error {
+export class InsecureTransportError extends TestReportError {
   constructor(url: string) {
     super(
       `Refusing to send credentials over plain http:// to ${new URL(url).host}: use https://, or a loopback address ` +
         '(localhost, 127.0.0.1, ::1). On a trusted private network pass allowInsecureHttp: true (CLI --allow-insecure-http).',
     );
-    this.name = 'InsecureTransportError';
   }
 }
 
