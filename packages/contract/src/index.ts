@@ -13,3 +13,4 @@ export * from './me.js';
 export * from './apiKeyFormat.js';
 export * from './endpoints.js';
 export * from './cookies.js';
+export * from './text.js';
