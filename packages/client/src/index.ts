@@ -19,7 +19,7 @@ export {
 } from './core/errors.js';
 export type { RequestOptions } from './core/requestOptions.js';
 export type { FetchLike, RetryInfo } from './core/transport.js';
-export type { BulkOptions } from './core/bulk.js';
+export { taskPool, type BulkOptions, type TaskPool } from './core/bulk.js';
 export type { Page } from './core/pagination.js';
 export { isLoopbackHost } from './core/security.js';
 export type { UploadInput } from './resources/artifacts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, runBatches } from './bulk.js';
+import { chunk, runBatches, taskPool } from './bulk.js';
 import { paginate, type Page } from './pagination.js';
 
 describe('paginate', () => {
@@ -47,5 +47,31 @@ describe('bulk helpers', () => {
     });
     expect(out).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
     expect(most).toBe(3);
+  });
+
+  it('a task pool bounds work that arrives over time, counts it, and drains it', async () => {
+    const pool = taskPool(2);
+    let inFlight = 0;
+    let most = 0;
+    const done: number[] = [];
+    const task = (i: number) => async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      if (i === 3) throw new Error('task 3 fails');
+      done.push(i);
+      return i;
+    };
+    const first = pool.run(task(0));
+    for (let i = 1; i < 5; i++) void pool.run(task(i)).catch(() => {});
+    expect(pool.pending).toBe(5);
+    await pool.settled();
+    expect(pool.pending).toBeLessThan(5);
+    await pool.drain();
+    expect(await first).toBe(0);
+    expect(pool.pending).toBe(0);
+    expect(most).toBe(2);
+    expect(done.sort()).toEqual([0, 1, 2, 4]);
   });
 });
