@@ -23,7 +23,7 @@ describe('the artifact type rule shared by the reporter and `reporter upload`', 
 
   it('keeps an unsupported image or video format typed, so it is refused by format and counted', () => {
     expect(artifactTypeOf({ name: 'logo', contentType: 'image/svg+xml', fileName: 'logo.svg' })).toBe('screenshot');
-    expect(artifactRefusal('screenshot', 'logo.svg', 10)).toBe('unsupported');
+    expect(artifactRefusal('screenshot', 'logo.svg', 10)).toBe('bad_format');
     expect(artifactTypeOf({ name: 'clip', contentType: 'video/ogg' })).toBe('video');
   });
 

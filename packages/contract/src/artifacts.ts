@@ -76,10 +76,10 @@ export function artifactTypeOf(a: AttachmentLike): ArtifactType | null {
 }
 
 /** Why the server would refuse this file as `type`, checked before sending; null when it may go up. */
-export function artifactRefusal(type: ArtifactType, fileName: string, size: number): 'unsupported' | 'too_large' | null {
+export function artifactRefusal(type: ArtifactType, fileName: string, size: number): 'bad_format' | 'too_large' | null {
   const rule = ARTIFACT_RULES[type];
   const ext = fileExtension(fileName);
-  if (ext && !rule.formats.includes(ext)) return 'unsupported';
+  if (ext && !rule.formats.includes(ext)) return 'bad_format';
   if (size > rule.maxBytes) return 'too_large';
   return null;
 }

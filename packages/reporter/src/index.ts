@@ -6,3 +6,8 @@ export { TestReportReporter };
 export { detectCi, detectGit, type CiMetadata, type DetectCiOptions } from './ci.js';
 export { replaySpool, SPOOL_VERSION, type ReplayProgress, type ReplayResult, type SpoolRecord } from './spool.js';
 export { resolveOptions, DEFAULT_OUTPUT_DIR, type ReporterOptions } from './options.js';
+// The delivery engine, shared with `reporter upload` (none of it loads Playwright at runtime).
+export { Delivery, isRefusal, type DeliveryOptions, type ArtifactOutcome } from './delivery/engine.js';
+export { deliver, type Outgoing, type DeliveryReport, type Counts } from './delivery/deliver.js';
+export { planArtifact, type AttachmentInput, type ArtifactPlan } from './delivery/artifacts.js';
+export type { ArtifactJob, RecordKind, RunBody, TestBody } from './delivery/records.js';

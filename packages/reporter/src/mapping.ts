@@ -1,18 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import type { FullConfig, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import type { StepInput, TestCreate } from '@testreport/contract';
+import type { FullConfig, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
+import { appendCapped, cleanError, cleanOutput, TEXT_CAPS, type StepInput, type TestCreate } from '@testreport/contract';
+import type { SuiteRecord, TestBody } from './delivery/records.js';
 
-/** What the reporter sends for one test; runId and projectId are added at send time. */
-export type TestBody = Omit<TestCreate, 'runId' | 'projectId'>;
+export type { TestBody };
 export type TestStatus = TestCreate['status'];
-
-// CSI sequences (colours, cursor moves) and OSC hyperlinks that Playwright puts into messages.
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
-export const stripAnsi = (s: string): string => s.replace(ANSI, '');
 
 /** Caps what one test can carry, so a pathological test cannot make a huge payload or heap. */
 const MAX_STEPS = 2_000;
-const MAX_OUTPUT_CHARS = 1024 * 1024;
+const MAX_SUITES = 1_000;
 
 export function relativeFile(config: FullConfig, file: string): string {
   return relative(config.rootDir, file).split(sep).join('/');
@@ -82,7 +79,7 @@ export function mapSteps(steps: readonly TestStep[]): StepInput[] {
 }
 
 function errorMessage(e: TestError): string {
-  return stripAnsi(e.message ?? e.value ?? 'Unknown error');
+  return cleanError(e.message ?? e.value ?? 'Unknown error');
 }
 
 /** expect() failures print "Expected: …" and "Received: …" lines; Playwright does not expose them apart. */
@@ -97,7 +94,7 @@ export function mapError(e: TestError | undefined): TestBody['error'] {
   const message = errorMessage(e);
   return {
     message,
-    ...(e.stack ? { stack: stripAnsi(e.stack) } : {}),
+    ...(e.stack ? { stack: cleanError(e.stack) } : {}),
     ...matcherValues(message),
   };
 }
@@ -105,8 +102,8 @@ export function mapError(e: TestError | undefined): TestBody['error'] {
 function joinOutput(chunks: readonly (string | Buffer)[]): string {
   let out = '';
   for (const c of chunks) {
-    out += typeof c === 'string' ? c : c.toString('utf8');
-    if (out.length > MAX_OUTPUT_CHARS) return out.slice(0, MAX_OUTPUT_CHARS);
+    out = appendCapped(out, typeof c === 'string' ? c : c.toString('utf8'));
+    if (out.length >= TEXT_CAPS.output) break;
   }
   return out;
 }
@@ -118,7 +115,7 @@ function outputOf(results: readonly TestResult[], pick: (r: TestResult) => reado
     .filter((p) => p.text.length > 0)
     .map((p) => (results.length > 1 ? `--- attempt ${p.retry + 1} ---\n${p.text}` : p.text));
   const text = parts.join(results.length > 1 ? '\n' : '');
-  return text ? stripAnsi(text).slice(0, MAX_OUTPUT_CHARS) : undefined;
+  return text ? cleanOutput(text) : undefined;
 }
 
 /**
@@ -150,4 +147,26 @@ export function mapTest(test: TestCase, config: FullConfig, multiProject: boolea
     ...(stdout ? { stdout } : {}),
     ...(stderr ? { stderr } : {}),
   };
+}
+
+/** File suites and describe blocks, deduplicated across projects (the same file is one suite), parents first. */
+export function suiteRecords(root: Suite, config: FullConfig): SuiteRecord[] {
+  const out: SuiteRecord[] = [];
+  const seen = new Map<string, string>();
+  const walk = (s: Suite, parentCid: string | null, parentKey: string) => {
+    if (out.length >= MAX_SUITES) return;
+    const filePath = s.location ? relativeFile(config, s.location.file) : undefined;
+    const title = s.type === 'file' ? (filePath ?? s.title) : s.title;
+    if (!title) return;
+    const key = `${parentKey}\n${title}\n${filePath ?? ''}`;
+    let cid = seen.get(key);
+    if (!cid) {
+      cid = randomUUID();
+      seen.set(key, cid);
+      out.push({ t: 'suite', cid, parentCid, body: { title, ...(filePath ? { filePath } : {}) } });
+    }
+    for (const child of s.suites) walk(child, cid, key);
+  };
+  for (const project of root.suites) for (const file of project.suites) walk(file, null, '');
+  return out;
 }

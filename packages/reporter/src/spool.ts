@@ -1,9 +1,13 @@
-import { closeSync, copyFileSync, createReadStream, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, writeSync, appendFileSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, createReadStream, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestReportClient } from '@testreport/client';
-import type { ArtifactType, RunCreate, RunUpdate } from '@testreport/contract';
-import type { TestBody } from './mapping.js';
+import { deliver, type Outgoing } from './delivery/deliver.js';
+import { Delivery, type Ack } from './delivery/engine.js';
+import { idempotencyKey, type AckRecord, type ArtifactRecord, type FinishRecord, type RunRecord, type SuiteRecord, type BatchRecord } from './delivery/records.js';
+
+export { idempotencyKey };
+export type { RunBody } from './delivery/records.js';
 
 /**
  * The spool is an append-only NDJSON journal of one run: what the reporter meant to send (run,
@@ -15,20 +19,15 @@ import type { TestBody } from './mapping.js';
  */
 export const SPOOL_VERSION = 1;
 
-export type RunBody = Omit<RunCreate, 'projectId' | 'status'>;
-
 export type SpoolRecord =
   | { t: 'header'; v: number; cid: string; createdAt: string; url?: string; projectId?: string; reporter: string }
   | { t: 'project'; id: string }
-  | { t: 'run'; cid: string; body: RunBody }
-  | { t: 'suite'; cid: string; parentCid: string | null; body: { title: string; filePath?: string } }
-  | { t: 'batch'; cid: string; tests: { cid: string; body: TestBody }[] }
-  | { t: 'artifact'; cid: string; testCid: string; type: ArtifactType; fileName: string; path: string }
-  | { t: 'finish'; cid: string; body: RunUpdate }
-  | { t: 'ack'; cid: string; id?: string; ids?: string[] };
-
-export const idempotencyKey = (kind: 'run' | 'suite' | 'batch' | 'artifact' | 'finish', cid: string): string =>
-  `testreport-${kind}-${cid}`;
+  | RunRecord
+  | SuiteRecord
+  | BatchRecord
+  | ArtifactRecord
+  | FinishRecord
+  | AckRecord;
 
 /** Writes journal records synchronously, so a crash or kill of the test process loses at most a line. */
 export class SpoolWriter {
@@ -59,14 +58,21 @@ export class SpoolWriter {
     return !this.failed && this.fd !== null;
   }
 
-  /** Copies an artifact next to the spool, because Playwright clears its output folder on the next run. */
-  keepFile(cid: string, source: string): string | null {
+  private get filesDir(): string {
+    return join(dirname(this.file), basename(this.file, '.ndjson') + '-files');
+  }
+
+  /**
+   * Keeps an artifact next to the spool and returns its path relative to the spool's folder: a file
+   * is copied (Playwright clears its output folder on the next run), a body is written out once.
+   */
+  keepFile(cid: string, fileName: string, source: string | Uint8Array): string | null {
     try {
-      const dir = join(dirname(this.file), basename(this.file, '.ndjson') + '-files');
-      mkdirSync(dir, { recursive: true });
-      const name = `${cid.slice(0, 8)}-${basename(source)}`;
-      copyFileSync(source, join(dir, name));
-      return `${basename(dir)}/${name}`;
+      mkdirSync(this.filesDir, { recursive: true });
+      const name = `${cid.slice(0, 8)}-${typeof source === 'string' ? basename(source) : fileName}`;
+      if (typeof source === 'string') copyFileSync(source, join(this.filesDir, name));
+      else writeFileSync(join(this.filesDir, name), source);
+      return `${basename(this.filesDir)}/${name}`;
     } catch {
       return null;
     }
@@ -77,12 +83,13 @@ export class SpoolWriter {
     this.fd = null;
   }
 
-  /** Everything was delivered: the journal is not needed, nor the folder if it is now empty. */
+  /** Everything was delivered: the journal and its kept files are not needed, nor the folder if now empty. */
   remove(): void {
     this.close();
     this.failed = true;
     try {
       rmSync(this.file, { force: true });
+      rmSync(this.filesDir, { recursive: true, force: true });
       if (readdirSync(this.dir).length === 0) rmdirSync(this.dir);
     } catch {
       /* best effort */
@@ -119,6 +126,50 @@ async function* records(file: string): AsyncGenerator<SpoolRecord> {
   }
 }
 
+/** Everything in a spool but test bodies (which are streamed later), with the acks merged by cid. */
+interface SpoolIndex {
+  header: Extract<SpoolRecord, { t: 'header' }>;
+  run: RunRecord;
+  projectId: string | undefined;
+  suites: SuiteRecord[];
+  batches: number;
+  /** The last record per cid wins: the reporter rewrites an artifact's path when it keeps the file. */
+  artifacts: Map<string, ArtifactRecord>;
+  finish: FinishRecord | undefined;
+  acks: Map<string, Ack>;
+}
+
+async function indexSpool(file: string): Promise<SpoolIndex> {
+  let header: SpoolIndex['header'] | undefined;
+  let run: RunRecord | undefined;
+  const index: Omit<SpoolIndex, 'header' | 'run'> = { projectId: undefined, suites: [], batches: 0, artifacts: new Map(), finish: undefined, acks: new Map() };
+  for await (const r of records(file)) {
+    if (r.t === 'header') header = r;
+    else if (r.t === 'project') index.projectId = r.id;
+    else if (r.t === 'run') run = r;
+    else if (r.t === 'suite') index.suites.push(r);
+    else if (r.t === 'batch') index.batches++;
+    else if (r.t === 'artifact') index.artifacts.set(r.cid, r);
+    else if (r.t === 'finish') index.finish = r;
+    else if (r.t === 'ack') index.acks.set(r.cid, { ...index.acks.get(r.cid), ...r });
+  }
+  if (!header || !run || header.v !== SPOOL_VERSION) throw new Error(`${file} is not a testreport spool file (version ${SPOOL_VERSION})`);
+  return { ...index, header, run };
+}
+
+/** The spool as a record stream for the delivery engine: run, suites, batches, artifacts, finish. */
+async function* outgoing(file: string, s: SpoolIndex): AsyncGenerator<Outgoing> {
+  yield s.run;
+  yield* s.suites;
+  for await (const r of records(file)) if (r.t === 'batch') yield r;
+  for (const a of s.artifacts.values()) {
+    const path = isAbsolute(a.path) ? a.path : resolve(dirname(file), a.path);
+    yield { t: 'artifact', testCid: a.testCid, job: { cid: a.cid, type: a.type, fileName: a.fileName, source: path } };
+  }
+  // Without a finish record the reporter never reached onEnd (killed or crashed): the run did not complete.
+  yield s.finish ?? { t: 'finish', cid: `${s.run.cid}-finish`, body: { status: 'cancelled' } };
+}
+
 /**
  * Sends what a spool file holds and the server has not acknowledged, in order (run, suites, tests,
  * artifacts, finish), and appends the acks to the file. Safe to run again after a partial failure.
@@ -128,122 +179,28 @@ export async function replaySpool(
   client: TestReportClient,
   opts: { onProgress?: (p: ReplayProgress) => void } = {},
 ): Promise<ReplayResult> {
-  const acks = new Map<string, { id?: string; ids?: string[] }>();
-  let header: Extract<SpoolRecord, { t: 'header' }> | undefined;
-  let run: Extract<SpoolRecord, { t: 'run' }> | undefined;
-  let finish: Extract<SpoolRecord, { t: 'finish' }> | undefined;
-  let projectId: string | undefined;
-  const suites: Extract<SpoolRecord, { t: 'suite' }>[] = [];
-  const batchIds: string[] = [];
-  const artifacts = new Map<string, Extract<SpoolRecord, { t: 'artifact' }>>();
-
-  // Pass 1 keeps everything but test bodies, which pass 2 streams batch by batch.
-  for await (const r of records(file)) {
-    if (r.t === 'header') header = r;
-    else if (r.t === 'project') projectId = r.id;
-    else if (r.t === 'run') run = r;
-    else if (r.t === 'suite') suites.push(r);
-    else if (r.t === 'batch') batchIds.push(r.cid);
-    else if (r.t === 'artifact') artifacts.set(r.cid, r);
-    else if (r.t === 'finish') finish = r;
-    else if (r.t === 'ack') acks.set(r.cid, { ...acks.get(r.cid), ...r });
-  }
-  if (!header || !run || header.v !== SPOOL_VERSION) throw new Error(`${file} is not a testreport spool file (version ${SPOOL_VERSION})`);
-
-  const ack = (record: Extract<SpoolRecord, { t: 'ack' }>) => {
-    appendFileSync(file, JSON.stringify(record) + '\n');
-    acks.set(record.cid, record);
-  };
-  const sent = { run: 0, suites: 0, tests: 0, artifacts: 0, finish: 0 };
-  const skipped = { run: 0, suites: 0, tests: 0, artifacts: 0, finish: 0 };
-  const progress = opts.onProgress ?? (() => {});
-
-  projectId ??= header.projectId;
+  const index = await indexSpool(file);
+  let projectId = index.projectId ?? index.header.projectId;
   const me = await client.verify(projectId ? { projectId } : {});
   if (!projectId) {
     if (me.type !== 'apiKey') throw new Error('The spool does not name its project; replay it with the project API key.');
     projectId = me.apiKey.projectId;
   }
-
-  let runId = acks.get(run.cid)?.id;
-  if (runId) skipped.run++;
-  else {
-    const created = await client.runs.create({ ...run.body, projectId, status: 'running' }, { idempotencyKey: idempotencyKey('run', run.cid) });
-    runId = created.id;
-    ack({ t: 'ack', cid: run.cid, id: runId });
-    sent.run++;
-  }
-  progress({ phase: 'run', done: 1, total: 1 });
-
-  let done = 0;
-  for (const s of suites) {
-    if (acks.get(s.cid)?.id) skipped.suites++;
-    else {
-      const parentSuiteId = s.parentCid ? acks.get(s.parentCid)?.id ?? null : null;
-      const suite = await client.testSuites.upsert(
-        { ...s.body, runId, projectId, parentSuiteId },
-        { idempotencyKey: idempotencyKey('suite', s.cid) },
-      );
-      ack({ t: 'ack', cid: s.cid, id: suite.id });
-      sent.suites++;
-    }
-    progress({ phase: 'suites', done: ++done, total: suites.length });
-  }
-
-  const testCidToId = new Map<string, string>();
-  done = 0;
-  for await (const r of records(file)) {
-    if (r.t !== 'batch') continue;
-    let ids = acks.get(r.cid)?.ids;
-    if (ids) skipped.tests += r.tests.length;
-    else {
-      // The same batch under the same key as the live attempt: a delivery whose answer was lost is not repeated.
-      const res = await client.tests.createBatch(
-        r.tests.map((t) => ({ ...t.body, runId: runId!, projectId: projectId! })),
-        { idempotencyKey: idempotencyKey('batch', r.cid) },
-      );
-      ids = res.data.map((d) => d.id);
-      ack({ t: 'ack', cid: r.cid, ids });
-      sent.tests += r.tests.length;
-    }
-    r.tests.forEach((t, i) => ids && ids[i] && testCidToId.set(t.cid, ids[i]));
-    done++;
-    progress({ phase: 'tests', done, total: batchIds.length });
-  }
-
-  const failedArtifacts: ReplayResult['failedArtifacts'] = [];
-  done = 0;
-  for (const a of artifacts.values()) {
-    if (acks.get(a.cid)?.id) skipped.artifacts++;
-    else {
-      const path = isAbsolute(a.path) ? a.path : resolve(dirname(file), a.path);
-      try {
-        const testId = testCidToId.get(a.testCid);
-        const art = await client.artifacts.upload(
-          { file: path, fileName: a.fileName, type: a.type, runId, projectId, ...(testId ? { testId } : {}) },
-          { idempotencyKey: idempotencyKey('artifact', a.cid) },
-        );
-        ack({ t: 'ack', cid: a.cid, id: art.id });
-        sent.artifacts++;
-      } catch (e) {
-        // A missing or refused file is not worth failing the whole replay; the caller reports it.
-        const status = (e as { status?: number }).status;
-        if (status !== undefined && status >= 500) throw e;
-        if ((e as { name?: string }).name === 'ConnectionError') throw e;
-        failedArtifacts.push({ fileName: a.fileName, reason: (e as Error).message });
-      }
-    }
-    progress({ phase: 'artifacts', done: ++done, total: artifacts.size });
-  }
-
-  // Without a finish record the reporter never reached onEnd (killed or crashed): the run did not complete.
-  const finishCid = finish?.cid ?? `${run.cid}-finish`;
-  if (acks.get(finishCid)) skipped.finish++;
-  else {
-    await client.runs.update(runId, finish?.body ?? { status: 'cancelled' });
-    ack({ t: 'ack', cid: finishCid, id: runId });
-    sent.finish++;
-  }
-  progress({ phase: 'finish', done: 1, total: 1 });
-  return { runId, projectId, sent, skipped, failedArtifacts };
+  const delivery = new Delivery({
+    client,
+    projectId,
+    key: (kind, cid) => idempotencyKey(kind, cid),
+    acked: index.acks,
+    onAck: (ack) => appendFileSync(file, JSON.stringify({ t: 'ack', ...ack }) + '\n'),
+    // One at a time, as the journal is read: a replay is a catch-up, not a race.
+    concurrency: 1,
+  });
+  const totals = { run: 1, suite: index.suites.length, batch: index.batches, artifact: index.artifacts.size, finish: 1 };
+  const phases = { run: 'run', suite: 'suites', batch: 'tests', artifact: 'artifacts', finish: 'finish' } as const;
+  const done = { run: 0, suite: 0, batch: 0, artifact: 0, finish: 0 };
+  const report = await deliver(outgoing(file, index), delivery, {
+    keepTestIds: true,
+    onProgress: (_r, kind) => opts.onProgress?.({ phase: phases[kind], done: ++done[kind], total: totals[kind] }),
+  });
+  return { runId: report.runId, projectId, sent: report.sent, skipped: report.skipped, failedArtifacts: report.refused };
 }

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import type { TestCase } from '@playwright/test/reporter';
+import { planArtifact } from './delivery/artifacts.js';
+import type { ArtifactJob } from './delivery/records.js';
+import type { ResolvedOptions } from './options.js';
+
+export interface PendingArtifact {
+  testCid: string;
+  job: ArtifactJob;
+}
+
+const sizeOf = (path: string): number | null => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The screenshots, videos and traces of a test's attempts the `uploadArtifacts` rule selects, files
+ * and bodies alike (`testInfo.attach(name, { body })`). A body is referenced, not copied: Playwright
+ * already holds it. Attachments over the cap or in a refused format are named in `skipped`.
+ */
+export function artifactsOf(test: TestCase, testCid: string, rule: ResolvedOptions['uploadArtifacts'], skipped: string[]): PendingArtifact[] {
+  if (rule === 'none') return [];
+  const out: PendingArtifact[] = [];
+  for (const r of test.results) {
+    if (rule === 'failures' && (r.status === test.expectedStatus || r.status === 'skipped')) continue;
+    for (const a of r.attachments) {
+      if (!a.path && !a.body) continue;
+      const plan = planArtifact(a, a.path ? sizeOf(a.path) : null);
+      if (plan.ok) out.push({ testCid, job: { cid: randomUUID(), type: plan.type, fileName: plan.fileName, source: plan.source } });
+      // A file gone before the end of its test and a text attachment are not worth a warning.
+      else if (plan.reason === 'too_large' || plan.reason === 'bad_format') skipped.push(plan.fileName);
+    }
+  }
+  return out;
+}
