@@ -1,16 +1,17 @@
 import type { RunCreate } from '@testreport/contract';
-import { detectCi, replaySpool } from '@testreport/reporter';
+import { detectCi, replaySpool, type ReplayResult } from '@testreport/reporter';
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { action } from '../lib/action.js';
 import type { Context } from '../lib/context.js';
+import type { Output } from '../lib/output.js';
 import { resolveInputs, type ReportInputs } from '../report/inputs.js';
 import { uploadReport, type UploadOutcome } from '../upload/engine.js';
 import { hashInputs } from '../upload/hash.js';
 import { canAnimate, formatBytes, ProgressView } from '../upload/progress.js';
 import { scanReport, type ScanResult } from '../upload/scan.js';
 
-interface UploadFlags {
+export interface UploadFlags {
   dryRun?: boolean;
   runTitle?: string;
   tags?: string;
@@ -18,6 +19,30 @@ interface UploadFlags {
   commit?: string;
   concurrency?: string;
 }
+
+export interface UploadInput {
+  path: string;
+  flags: UploadFlags;
+}
+
+type Listed = Array<{ reason: string; detail: string }>;
+
+/** What `upload` returns (and prints as is with --json). */
+export type UploadResult =
+  | { dryRun: true; kind: 'spool'; files: string[] }
+  | {
+      dryRun: true;
+      kind: 'playwright' | 'junit';
+      files: string[];
+      bytes: number;
+      run: RunCreate & Record<string, unknown>;
+      suites: number;
+      batches: number;
+      attachments: { total: number; uploadable: number; bytes: number; notUploadable: Listed };
+    }
+  /** `runUrl` is the run in the API; `webUrl` the dashboard page people open. */
+  | { kind: 'spool'; results: Array<ReplayResult & { file: string; runUrl: string; webUrl: string }> }
+  | (UploadOutcome & { runUrl: string; webUrl: string; attachmentsTotal: number });
 
 function runBody(projectId: string, scan: ScanResult, flags: UploadFlags): RunCreate {
   const ci = detectCi(process.env);
@@ -48,54 +73,117 @@ function describeInputs(inputs: ReportInputs): string {
   return `${inputs.files.length} ${what}${inputs.files.length === 1 ? '' : 's'}`;
 }
 
-async function replay(ctx: Context, inputs: ReportInputs, flags: UploadFlags): Promise<void> {
-  const { out } = ctx;
-  if (flags.dryRun) {
-    if (out.json) out.data({ dryRun: true, kind: 'spool', files: inputs.files });
-    else out.line(`Dry run: would replay ${describeInputs(inputs)}:\n  ${inputs.files.join('\n  ')}`);
-    return;
-  }
+const links = (client: { baseUrl: string; appUrl: string }, runId: string) => ({ runUrl: `${client.baseUrl}/runs/${runId}`, webUrl: `${client.appUrl}/runs/${runId}` });
+
+async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult> {
   const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
-  const view = new ProgressView(!out.json && canAnimate(), 'Replaying spool');
+  const view = new ProgressView(!ctx.out.json && canAnimate(), 'Replaying spool');
   try {
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
-      results.push({ file, ...r });
+      results.push({ file, ...r, ...links(client, r.runId) });
     }
   } finally {
     view.stop();
   }
-  if (out.json) return out.data({ kind: 'spool', results });
-  for (const r of results) {
-    out.success(`Replayed ${r.file} into run ${r.runId}: sent ${r.sent.tests} test batches, ${r.sent.artifacts} artifacts; ${r.skipped.tests + r.skipped.artifacts} records were already delivered`);
-    for (const f of r.failedArtifacts) out.warn(`artifact not uploaded: ${f.fileName} (${f.reason})`);
-  }
+  return { kind: 'spool', results };
 }
 
-function printSummary(ctx: Context, o: UploadOutcome, scan: ScanResult, runUrl: string): void {
-  const { out } = ctx;
-  const c = o.counts;
-  out.line(`${o.status === 'failed' ? out.c.red('✗') : out.c.green('✓')} Uploaded ${c.totalTests} tests to run ${o.runId} (${out.status(o.status)})`);
-  out.line(
-    `  ${out.c.green(`${c.passedTests} passed`)}, ${out.c.red(`${c.failedTests} failed`)}, ${out.c.yellow(`${c.flakyTests} flaky`)}, ${out.c.dim(`${c.skippedTests} skipped`)}` +
-      ` · ${o.suites} suites · ${(o.duration / 1000).toFixed(1)}s`,
-  );
-  if (scan.attachments.total > 0) out.line(`  attachments: ${o.artifacts.uploaded} uploaded (${formatBytes(o.artifacts.bytes)}), ${o.artifacts.notUploaded.length} not uploaded`);
-  out.line(`  run: ${runUrl}`);
-  warnAttachments(ctx, o.artifacts.notUploaded, 'not uploaded');
+/**
+ * `reporter upload <path>`: a Playwright JSON report or JUnit XML as one run (checked whole before
+ * anything is sent), or reporter spool files replayed; with --dry-run, what would be sent.
+ */
+export async function upload(ctx: Context, input: UploadInput): Promise<UploadResult> {
+  const { flags } = input;
+  const concurrency = concurrencyOf(flags);
+  const inputs = await resolveInputs(input.path);
+  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs);
+
+  const view = new ProgressView(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
+  try {
+    const hash = await hashInputs(inputs);
+    const scan = await scanReport(inputs);
+    if (flags.dryRun) {
+      const body = runBody(ctx.config.settings.projectId?.value ?? '<the API key’s project>', scan, flags);
+      return {
+        dryRun: true,
+        kind: inputs.kind,
+        files: inputs.files,
+        bytes: hash.bytes,
+        run: { ...body, ...scan.tally.counts(), status: scan.tally.status },
+        suites: scan.suites,
+        batches: Math.ceil(scan.tally.totalTests / 500),
+        attachments: { total: scan.attachments.total, uploadable: scan.attachments.uploadable, bytes: scan.attachments.bytes, notUploadable: scan.attachments.skipped },
+      };
+    }
+    const client = ctx.client('any', UPLOAD_PATIENCE);
+    const projectId = await ctx.projectId(client);
+    await client.verify({ projectId });
+    const outcome = await uploadReport({
+      client,
+      inputs,
+      scan,
+      reportHash: hash.hash,
+      run: runBody(projectId, scan, flags),
+      concurrency,
+      onProgress: (p) => view.upload(p),
+    });
+    return { ...outcome, ...links(client, outcome.runId), attachmentsTotal: scan.attachments.total };
+  } finally {
+    view.stop();
+  }
 }
 
 /**
  * Missing or oversized files are worth a line each; attachments of a kind the server does not store
  * (Playwright's error-context.md, logs) are summed up in one line.
  */
-function warnAttachments(ctx: Context, list: Array<{ reason: string; detail: string }>, verb: string): void {
+function warnAttachments(out: Output, list: Listed, verb: string): void {
   const unsupported = list.filter((a) => a.reason === 'unsupported');
   const rest = list.filter((a) => a.reason !== 'unsupported');
-  for (const a of rest.slice(0, 50)) ctx.out.warn(`attachment ${verb} (${a.reason === 'missing' ? 'file not found' : a.reason}): ${a.detail}`);
-  if (rest.length > 50) ctx.out.warn(`… and ${rest.length - 50} more attachments ${verb}`);
-  if (unsupported.length) ctx.out.note(`${unsupported.length} attachment${unsupported.length === 1 ? '' : 's'} skipped: not a screenshot, video or trace (e.g. ${unsupported[0].detail})`);
+  for (const a of rest.slice(0, 50)) out.warn(`attachment ${verb} (${a.reason === 'missing' ? 'file not found' : a.reason}): ${a.detail}`);
+  if (rest.length > 50) out.warn(`… and ${rest.length - 50} more attachments ${verb}`);
+  if (unsupported.length) out.note(`${unsupported.length} attachment${unsupported.length === 1 ? '' : 's'} skipped: not a screenshot, video or trace (e.g. ${unsupported[0].detail})`);
+}
+
+export function printUpload(out: Output, r: UploadResult): void {
+  if ('dryRun' in r) {
+    if (r.kind === 'spool') return out.line(`Dry run: would replay ${r.files.length} spool file${r.files.length === 1 ? '' : 's'}:\n  ${r.files.join('\n  ')}`);
+    const what = r.kind === 'playwright' ? 'Playwright JSON report' : 'JUnit XML file';
+    out.line(`Dry run (nothing was sent): ${r.files.length} ${what}${r.files.length === 1 ? '' : 's'}, ${formatBytes(r.bytes)}`);
+    const run = r.run as RunCreate & { totalTests: number; passedTests: number; failedTests: number; flakyTests: number; skippedTests: number };
+    out.fields([
+      ['tests', `${run.totalTests} (${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped)`],
+      ['run status', run.status],
+      ['suites', r.suites],
+      ['test batches', r.batches],
+      ['attachments', `${r.attachments.uploadable} of ${r.attachments.total} uploadable (${formatBytes(r.attachments.bytes)})`],
+      ['branch', run.branch],
+      ['commit', run.commitSha],
+      ['ci', run.ciProvider],
+      ['title', run.runTitle],
+      ['tags', run.tags],
+    ]);
+    return warnAttachments(out, r.attachments.notUploadable, 'would not be uploaded');
+  }
+  if ('results' in r) {
+    for (const x of r.results) {
+      out.success(`Replayed ${x.file} into run ${x.runId}: sent ${x.sent.tests} tests, ${x.sent.artifacts} artifacts; ${x.skipped.tests + x.skipped.artifacts} records were already delivered`);
+      out.line(`  run: ${x.webUrl}`);
+      for (const f of x.failedArtifacts) out.warn(`artifact not uploaded: ${f.fileName} (${f.reason})`);
+    }
+    return;
+  }
+  const c = r.counts;
+  out.line(`${r.status === 'failed' ? out.c.red('✗') : out.c.green('✓')} Uploaded ${c.totalTests} tests to run ${r.runId} (${out.status(r.status)})`);
+  out.line(
+    `  ${out.c.green(`${c.passedTests} passed`)}, ${out.c.red(`${c.failedTests} failed`)}, ${out.c.yellow(`${c.flakyTests} flaky`)}, ${out.c.dim(`${c.skippedTests} skipped`)}` +
+      ` · ${r.suites} suites · ${(r.duration / 1000).toFixed(1)}s`,
+  );
+  if (r.attachmentsTotal > 0) out.line(`  attachments: ${r.artifacts.uploaded} uploaded (${formatBytes(r.artifacts.bytes)}), ${r.artifacts.notUploaded.length} not uploaded`);
+  out.line(`  run: ${r.webUrl}`);
+  warnAttachments(out, r.artifacts.notUploaded, 'not uploaded');
 }
 
 export function registerUpload(program: Command): void {
@@ -131,74 +219,9 @@ Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the uplo
     )
     .action(
       action(async (ctx, path: string, flags: UploadFlags) => {
-        const { out } = ctx;
-        const concurrency = concurrencyOf(flags);
-        const inputs = await resolveInputs(path);
-        if (inputs.kind === 'spool') return replay(ctx, inputs, flags);
-
-        const view = new ProgressView(!out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
-        let scan: ScanResult;
-        let hash: { hash: string; bytes: number };
-        try {
-          hash = await hashInputs(inputs);
-          scan = await scanReport(inputs);
-        } catch (err) {
-          view.stop();
-          throw err;
-        }
-
-        if (flags.dryRun) {
-          view.stop();
-          const body = runBody(ctx.config.settings.projectId?.value ?? '<the API key’s project>', scan, flags);
-          const summary = {
-            dryRun: true,
-            kind: inputs.kind,
-            files: inputs.files,
-            bytes: hash.bytes,
-            run: { ...body, ...scan.tally.counts(), status: scan.tally.status },
-            suites: scan.suites,
-            batches: Math.ceil(scan.tally.totalTests / 500),
-            attachments: { total: scan.attachments.total, uploadable: scan.attachments.uploadable, bytes: scan.attachments.bytes, notUploadable: scan.attachments.skipped },
-          };
-          if (out.json) return out.data(summary);
-          const c = scan.tally.counts();
-          out.line(`Dry run (nothing was sent): ${describeInputs(inputs)}, ${formatBytes(hash.bytes)}`);
-          out.fields([
-            ['tests', `${c.totalTests} (${c.passedTests} passed, ${c.failedTests} failed, ${c.flakyTests} flaky, ${c.skippedTests} skipped)`],
-            ['run status', scan.tally.status],
-            ['suites', scan.suites],
-            ['test batches', summary.batches],
-            ['attachments', `${scan.attachments.uploadable} of ${scan.attachments.total} uploadable (${formatBytes(scan.attachments.bytes)})`],
-            ['branch', body.branch],
-            ['commit', body.commitSha],
-            ['ci', body.ciProvider],
-            ['title', body.runTitle],
-            ['tags', body.tags],
-          ]);
-          warnAttachments(ctx, scan.attachments.skipped, 'would not be uploaded');
-          return;
-        }
-
-        const client = ctx.client('any', UPLOAD_PATIENCE);
-        let outcome: UploadOutcome;
-        try {
-          const projectId = await ctx.projectId(client);
-          await client.verify({ projectId });
-          outcome = await uploadReport({
-            client,
-            inputs,
-            scan,
-            reportHash: hash.hash,
-            run: runBody(projectId, scan, flags),
-            concurrency,
-            onProgress: (p) => view.upload(p),
-          });
-        } finally {
-          view.stop();
-        }
-        const runUrl = `${client.baseUrl}/runs/${outcome.runId}`;
-        if (out.json) return out.data({ ...outcome, runUrl });
-        printSummary(ctx, outcome, scan, runUrl);
+        const result = await upload(ctx, { path, flags });
+        if (ctx.out.json) ctx.out.data(result);
+        else printUpload(ctx.out, result);
       }),
     );
 }

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { appendCapped, ERROR_CAP, OUTPUT_CAP, stripAnsi } from './text.js';
+import { appendCapped, cleanError, stripAnsi, TEXT_CAPS } from '@testreport/contract';
 import { MalformedReportError, type ParsedTest, type ReportRecord, type SuiteRef } from './types.js';
 
 interface OpenCase {
@@ -119,7 +119,7 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
       // The nested <stackTrace>/<system-out> of a rerun belong to the failed attempt, not the test.
       capture = 'skip';
       captureDepth = depth;
-      if (!current.error) current.error = { message: stripAnsi(attrs.message?.trim() || attrs.type || tag.name).slice(0, ERROR_CAP) };
+      if (!current.error) current.error = { message: cleanError(attrs.message?.trim() || attrs.type || tag.name) };
     } else if (tag.name === 'skipped') {
       if (current.outcome !== 'failed') current.outcome = 'skipped';
     } else if (tag.name === 'system-out') {
@@ -132,9 +132,9 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
   });
   const onText = (text: string) => {
     if (!current || !capture) return;
-    if (capture === 'failure') failureText = appendCapped(failureText, text, ERROR_CAP);
-    else if (capture === 'stdout') current.stdout = appendCapped(current.stdout, text, OUTPUT_CAP);
-    else if (capture === 'stderr') current.stderr = appendCapped(current.stderr, text, OUTPUT_CAP);
+    if (capture === 'failure') failureText = appendCapped(failureText, text, TEXT_CAPS.error);
+    else if (capture === 'stdout') current.stdout = appendCapped(current.stdout, text);
+    else if (capture === 'stderr') current.stderr = appendCapped(current.stderr, text);
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
@@ -143,7 +143,7 @@ export async function* readJunit(file: string): AsyncGenerator<ReportRecord> {
       if (capture === 'failure' && current) {
         const body = stripAnsi(failureText.trim());
         const message = stripAnsi(failureAttrs.message?.trim() || body.split('\n')[0] || failureAttrs.type || tag.name);
-        current.error = { message: message.slice(0, ERROR_CAP), ...(body ? { stack: body } : {}) };
+        current.error = { message: message.slice(0, TEXT_CAPS.error), ...(body ? { stack: body } : {}) };
         // A <failure> replaces what a rerun reported: it is the final word.
       }
       capture = null;

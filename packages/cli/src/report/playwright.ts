@@ -1,9 +1,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Token } from 'stream-json';
 import { jsonTokens, ValueBuilder } from './jsonTokens.js';
-import { appendCapped, ERROR_CAP, OUTPUT_CAP, stripAnsi } from './text.js';
 import { MalformedReportError, type AttachmentRef, type ParsedTest, type ReportMeta, type ReportRecord, type SuiteRef } from './types.js';
-import type { StepInput } from '@testreport/contract';
+import { appendCapped, cleanError, type StepInput } from '@testreport/contract';
 
 /* The subset of Playwright's JSON reporter output that is read (JSONReport in @playwright/test/reporter). */
 interface PwError { message?: string; stack?: string; value?: string }
@@ -16,7 +15,8 @@ interface PwResult {
   errors?: PwError[];
   stdout?: Array<{ text?: string; buffer?: string }>;
   stderr?: Array<{ text?: string; buffer?: string }>;
-  attachments?: Array<{ name?: string; contentType?: string; path?: string }>;
+  /** A file (`path`) or, for `testInfo.attach(name, { body })`, the body in base64. */
+  attachments?: Array<{ name?: string; contentType?: string; path?: string; body?: string }>;
   steps?: PwStep[];
 }
 interface PwTest {
@@ -149,7 +149,7 @@ function outputOf(chunks: PwResult['stdout']): string {
   let out = '';
   for (const c of chunks ?? []) {
     const text = c.text ?? (c.buffer ? Buffer.from(c.buffer, 'base64').toString('utf8') : '');
-    out = appendCapped(out, text, OUTPUT_CAP);
+    out = appendCapped(out, text);
   }
   return out;
 }
@@ -157,8 +157,8 @@ function outputOf(chunks: PwResult['stdout']): string {
 function errorOf(r: PwResult): ParsedTest['error'] {
   const e = r.error ?? r.errors?.[0];
   if (!e) return undefined;
-  const message = stripAnsi(e.message ?? e.value ?? 'Error').slice(0, ERROR_CAP);
-  return { message, ...(e.stack ? { stack: stripAnsi(e.stack).slice(0, ERROR_CAP) } : {}) };
+  const message = cleanError(e.message ?? e.value ?? 'Error');
+  return { message, ...(e.stack ? { stack: cleanError(e.stack) } : {}) };
 }
 
 /** The JSON reporter writes no step category; the title says what kind of step it was. */
@@ -177,7 +177,7 @@ function stepsOf(steps: PwStep[] | undefined): StepInput[] | undefined {
       category: categoryOf(s),
       status: s.error ? 'failed' : 'passed',
       duration: Math.max(0, s.duration ?? 0),
-      error: s.error ? { message: stripAnsi(s.error.message ?? 'Error').slice(0, ERROR_CAP) } : null,
+      error: s.error ? { message: cleanError(s.error.message ?? 'Error') } : null,
     };
     const nested = stepsOf(s.steps);
     if (nested) out.steps = nested;
@@ -233,8 +233,10 @@ export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
     const attachments: AttachmentRef[] = [];
     for (const r of results) {
       for (const a of r.attachments ?? []) {
-        if (!a.path) continue;
-        attachments.push({ name: a.name ?? 'attachment', contentType: a.contentType, path: isAbsolute(a.path) ? a.path : resolve(ctx.reportDir, a.path) });
+        const name = a.name ?? 'attachment';
+        if (a.path) attachments.push({ name, contentType: a.contentType, path: isAbsolute(a.path) ? a.path : resolve(ctx.reportDir, a.path) });
+        // Decoded here, one spec at a time: only this spec's bodies are in memory, never the report's.
+        else if (typeof a.body === 'string' && a.body) attachments.push({ name, contentType: a.contentType, body: Buffer.from(a.body, 'base64') });
       }
     }
     return { kind: 'test', suites, test, attachments, ...(t.projectName ? { project: t.projectName } : {}) };

@@ -6,10 +6,11 @@ export interface SuiteRef {
   filePath?: string;
 }
 
-/** A file the report points at, resolved to an absolute path. */
+/** A file the report points at (resolved to an absolute path), or a body the report carries. */
 export interface AttachmentRef {
   name: string;
-  path: string;
+  path?: string;
+  body?: Buffer;
   contentType?: string;
 }
 

@@ -1,16 +1,16 @@
-import { ApiError, type TestReportClient } from '@testreport/client';
-import type { RunCreate, TestCreate } from '@testreport/contract';
-import pLimit from 'p-limit';
+import type { TestReportClient } from '@testreport/client';
+import type { RunCreate } from '@testreport/contract';
+import { deliver, Delivery, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';
-import type { SuiteRef, TestRecord } from '../report/types.js';
+import type { SuiteRef } from '../report/types.js';
 import { planAttachment } from './attachments.js';
 import { sha256 } from './hash.js';
 import type { ScanResult } from './scan.js';
 import { Tally } from './tally.js';
 
 export const BATCH_SIZE = 500;
-/** Keeps one batch request far below the server's 64 MiB JSON limit even with 1 MiB outputs. */
+/** Keeps one batch request (and the bodies of its attachments) far below the server's 64 MiB JSON limit. */
 const BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface UploadProgress {
@@ -45,123 +45,99 @@ export interface UploadOutcome {
 const suiteKey = (path: SuiteRef[]) => JSON.stringify(path.map((s) => [s.title, s.filePath ?? null]));
 
 /**
- * The second pass: creates the run, upserts suites as they appear, sends tests in batches of 500 with
- * bounded concurrency (reading pauses while `concurrency` batches are in flight, so memory stays
- * bounded), uploads each test's attachments, then PATCHes counts and status. Every POST carries a key
- * derived from the report, so running it again for the same report stores nothing twice.
+ * Keys derived from the report's bytes (and the run id the server gave), so uploading the same
+ * report again stores nothing twice: `run-<hash of report and run>`, then `<kind>-<run>-<report>-<cid>`.
  */
-export async function uploadReport(plan: UploadPlan): Promise<UploadOutcome> {
-  const { client, scan, run } = plan;
-  const projectId = run.projectId;
-  const created = await client.runs.create(run, { idempotencyKey: `run-${sha256(`${plan.reportHash}\n${JSON.stringify(run)}`)}` });
-  const runId = created.id;
-  const keyRoot = `${runId}-${plan.reportHash.slice(0, 32)}`;
+function reportKeys(reportHash: string): (kind: RecordKind, cid: string, runId: string | undefined) => string {
+  const prefix = { run: 'run', suite: 'suite', batch: 'tests', artifact: 'artifact', finish: 'finish' } as const;
+  return (kind, cid, runId) => (kind === 'run' ? `run-${cid}` : `${prefix[kind]}-${runId}-${reportHash.slice(0, 32)}-${cid}`);
+}
 
-  const progress: UploadProgress = { testsSent: 0, testsTotal: scan.tally.totalTests, bytesUploaded: 0, bytesTotal: scan.attachments.bytes };
-  const report = () => plan.onProgress?.({ ...progress });
-  report();
+/** The report as records for the delivery engine; `tally` and `suites` fill in as it is read. */
+interface ReadState {
+  tally: Tally;
+  /** Client ids of the suites met so far. */
+  suites: Set<string>;
+  notUploaded: UploadOutcome['artifacts']['notUploaded'];
+  duration: number;
+}
 
-  const suiteIds = new Map<string, string>();
-  async function ensureSuites(path: SuiteRef[]): Promise<void> {
-    let parent: string | null = null;
-    for (let i = 1; i <= path.length; i++) {
-      const key = suiteKey(path.slice(0, i));
-      let id = suiteIds.get(key);
-      if (!id) {
-        const s = path[i - 1];
-        const suite = await client.testSuites.upsert(
-          { runId, projectId, title: s.title, ...(s.filePath ? { filePath: s.filePath } : {}), parentSuiteId: parent },
-          { idempotencyKey: `suite-${keyRoot}-${sha256(key).slice(0, 32)}` },
-        );
-        id = suite.id;
-        suiteIds.set(key, id);
-      }
-      parent = id;
-    }
-  }
+async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerator<Outgoing> {
+  const { tally, suites, notUploaded } = state;
+  const { run } = plan;
+  const { projectId: _p, status: _s, ...body } = run;
+  yield { t: 'run', cid: sha256(`${plan.reportHash}\n${JSON.stringify(run)}`), body };
 
-  const artifacts: UploadOutcome['artifacts'] = { uploaded: 0, bytes: 0, notUploaded: [] };
-  const artifactLimit = pLimit(4);
-  async function sendAttachments(records: Array<{ rec: TestRecord; index: number }>, testIds: string[]): Promise<void> {
-    const jobs: Promise<void>[] = [];
-    records.forEach(({ rec, index }, i) => {
-      rec.attachments.forEach((a, ai) => {
-        jobs.push(
-          artifactLimit(async () => {
-            const p = await planAttachment(a);
-            if (!p.ok) {
-              artifacts.notUploaded.push({ reason: p.reason, detail: p.detail });
-              return;
-            }
-            try {
-              await client.artifacts.upload(
-                { file: a.path, type: p.type, runId, projectId, testId: testIds[i] },
-                { idempotencyKey: `artifact-${keyRoot}-${index}-${ai}` },
-              );
-              artifacts.uploaded++;
-              artifacts.bytes += p.size;
-              progress.bytesUploaded += p.size;
-              report();
-            } catch (err) {
-              // The server refusing one file (format, size) leaves the results intact: list it and go on.
-              if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
-                artifacts.notUploaded.push({ reason: err.code, detail: `${a.path}: ${err.message}` });
-              } else throw err;
-            }
-          }),
-        );
-      });
-    });
-    await Promise.all(jobs);
-  }
-
-  const tally = new Tally();
   let duration: number | undefined;
-  const inflight = new Set<Promise<void>>();
-  let failure: { error: unknown } | undefined;
-  let batch: Array<{ rec: TestRecord; index: number }> = [];
+  let batch: Extract<Outgoing, { t: 'batch' }> = { t: 'batch', cid: '0', tests: [], artifacts: [] };
   let batchBytes = 0;
   let batchIndex = 0;
   let recordIndex = 0;
-
-  const flush = () => {
-    if (batch.length === 0) return;
-    const items = batch;
-    const index = batchIndex++;
-    batch = [];
+  const next = () => {
+    const full = batch;
+    batch = { t: 'batch', cid: String(++batchIndex), tests: [], artifacts: [] };
     batchBytes = 0;
-    const task = (async () => {
-      const tests: TestCreate[] = items.map(({ rec }) => ({ ...rec.test, runId, projectId }));
-      const res = await client.tests.createBatch(tests, { idempotencyKey: `tests-${keyRoot}-${index}` });
-      progress.testsSent += items.length;
-      report();
-      await sendAttachments(items, res.data.map((t) => t.id));
-    })().catch((error) => {
-      failure ??= { error };
-    });
-    const tracked = task.finally(() => inflight.delete(tracked));
-    inflight.add(tracked);
+    return full;
   };
 
-  for await (const r of readReport(plan.inputs, { multiProject: scan.projects.size > 1 })) {
-    if (failure) break;
+  for await (const r of readReport(plan.inputs, { multiProject: plan.scan.projects.size > 1 })) {
     if (r.kind === 'meta') {
       if (r.duration) duration = r.duration;
       continue;
     }
     tally.add(r.test);
-    await ensureSuites(r.suites);
-    const size = JSON.stringify(r.test).length;
-    if (batch.length >= BATCH_SIZE || (batch.length > 0 && batchBytes + size > BATCH_BYTES)) flush();
-    batch.push({ rec: r, index: recordIndex++ });
+    let parentCid: string | null = null;
+    for (let i = 1; i <= r.suites.length; i++) {
+      const cid = sha256(suiteKey(r.suites.slice(0, i))).slice(0, 32);
+      if (!suites.has(cid)) {
+        suites.add(cid);
+        const s = r.suites[i - 1];
+        yield { t: 'suite', cid, parentCid, body: { title: s.title, ...(s.filePath ? { filePath: s.filePath } : {}) } };
+      }
+      parentCid = cid;
+    }
+    let size = JSON.stringify(r.test).length;
+    for (const a of r.attachments) size += a.body?.byteLength ?? 0;
+    if (batch.tests.length >= BATCH_SIZE || (batch.tests.length > 0 && batchBytes + size > BATCH_BYTES)) yield next();
+    const index = recordIndex++;
+    const test = batch.tests.push({ cid: String(index), body: r.test }) - 1;
     batchBytes += size;
-    while (inflight.size >= plan.concurrency) await Promise.race(inflight);
+    // Files keep the index they had among the test's files, so keys match uploads made before bodies were read.
+    let fileIndex = 0;
+    let bodyIndex = 0;
+    for (const a of r.attachments) {
+      const cid = a.path ? `${index}-${fileIndex++}` : `${index}-body-${bodyIndex++}`;
+      const p = await planAttachment(a);
+      if (p.ok) batch.artifacts!.push({ test, job: { cid, type: p.type, fileName: p.fileName, source: p.source } });
+      else notUploaded.push({ reason: p.reason, detail: p.detail });
+    }
   }
-  if (!failure) flush();
-  await Promise.all(inflight);
-  if (failure) throw failure.error;
+  if (batch.tests.length) yield next();
+  state.duration = Math.round(duration ?? tally.durationSum);
+  yield { t: 'finish', cid: 'finish', body: { status: tally.status, ...tally.counts(), duration: state.duration } };
+}
 
-  const finalDuration = Math.round(duration ?? tally.durationSum);
-  await client.runs.update(runId, { status: tally.status, ...tally.counts(), duration: finalDuration });
-  return { runId, projectId, status: tally.status, counts: tally.counts(), duration: finalDuration, suites: suiteIds.size, artifacts };
+/**
+ * The second pass: creates the run, upserts suites as they appear, sends tests in batches of 500 with
+ * bounded concurrency (reading pauses while `concurrency` batches are in flight, so memory stays
+ * bounded), uploads each test's attachments, then PATCHes counts and status, all through the
+ * reporter's delivery engine. Every POST carries a key derived from the report.
+ */
+export async function uploadReport(plan: UploadPlan): Promise<UploadOutcome> {
+  const projectId = plan.run.projectId;
+  const delivery = new Delivery({ client: plan.client, projectId, key: reportKeys(plan.reportHash), concurrency: plan.concurrency });
+  const state: ReadState = { tally: new Tally(), suites: new Set(), notUploaded: [], duration: 0 };
+  const progress = (r: DeliveryReport) =>
+    plan.onProgress?.({ testsSent: r.sent.tests + r.skipped.tests, testsTotal: plan.scan.tally.totalTests, bytesUploaded: r.bytes, bytesTotal: plan.scan.attachments.bytes });
+  const report = await deliver(reportRecords(plan, state), delivery, { onProgress: progress });
+  for (const f of report.refused) state.notUploaded.push({ reason: 'refused', detail: `${f.fileName}: ${f.reason}` });
+  return {
+    runId: report.runId,
+    projectId,
+    status: state.tally.status,
+    counts: state.tally.counts(),
+    duration: state.duration,
+    suites: state.suites.size,
+    artifacts: { uploaded: report.sent.artifacts + report.skipped.artifacts, bytes: report.bytes, notUploaded: state.notUploaded },
+  };
 }
