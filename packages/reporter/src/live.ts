@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { ApiError, InsecureTransportError, KeyValidationError, type TestReportClient } from '@testreport/client';
 import type { RunUpdate } from '@testreport/contract';
 import type { PendingArtifact } from './attachments.js';
-import { Delivery, isRefusal } from './delivery/engine.js';
+import { Delivery } from './delivery/engine.js';
 import { idempotencyKey, type RunBody, type SuiteRecord, type TestBody } from './delivery/records.js';
 import { replaySpool, type SpoolWriter } from './spool.js';
 
