@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// `npm test` step: the end-to-end tests spawn the built binaries and reporter, so a dist/ older than
-// the sources would test yesterday's code. Rebuild when any source or build setting is newer than
-// the oldest built file (or a package has no build); skip otherwise, so CI, whose `npm ci` has just
-// built everything, does not build twice. mtimes suffice: git writes every file it checks out or
-// changes with the current time.
+// The first step of `npm test`, before the typecheck, so that a machine that cannot run the suite
+// hears so at once.
+// 1. Chromium: the reporter, CLI and pack tests run real Playwright in it. Without one, one line
+//    naming what to install (vitest's global set-up says the same to a bare `vitest run`).
+// 2. dist/: the end-to-end tests spawn the built binaries and reporter, so a dist/ older than the
+//    sources would test yesterday's code. Rebuild when any source or build setting is newer than
+//    the oldest built file (or a package has no build); skip otherwise, so CI, whose `npm ci` has
+//    just built everything, does not build twice. mtimes suffice: git writes every file it checks
+//    out or changes with the current time.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_HINT, findChromium } from './chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const packages = readdirSync(join(root, 'packages')).filter((p) => existsSync(join(root, 'packages', p, 'src')));
@@ -34,6 +39,11 @@ function staleReason() {
   ];
   const newer = inputs.find((f) => mtime(f) > oldestBuilt);
   return newer ? `${newer.slice(root.length)} changed since the last build` : undefined;
+}
+
+if (!findChromium()) {
+  process.stderr.write(`error: ${CHROMIUM_HINT}\n`);
+  process.exit(1);
 }
 
 const reason = staleReason();
