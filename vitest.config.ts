@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Stops at once, naming what to install, when there is no Chromium for the browser tests.
+    globalSetup: ['test/setup/global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

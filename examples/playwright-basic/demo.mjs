@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_HINT, findChromium } from '../../test/setup/chromium.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '../..');
@@ -20,8 +21,7 @@ const keep = process.argv.includes('--keep');
 for (const [file, hint] of [[serverBin, 'npm run build'], [cliBin, 'npm run build'], [join(root, 'packages/reporter/dist/index.js'), 'npm run build'], [playwrightCli, 'npm ci']]) {
   if (!existsSync(file)) fail(`${file} is missing: run \`${hint}\` at the repository root first`);
 }
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(chromium)) fail(`no Chromium at ${chromium}: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH`);
+if (!findChromium()) fail(CHROMIUM_HINT);
 
 function fail(message) {
   process.stderr.write(`demo: ${message}\n`);

@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { chromiumPath } from '../../test/setup/chromium.mjs';
 
 const appPort = Number(process.env.APP_PORT ?? 3123);
 
@@ -38,8 +39,10 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {
-      // Debian's chromium; set CHROMIUM_PATH elsewhere, or drop this to use `npx playwright install`.
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      // The repository's one Chromium lookup: CHROMIUM_PATH, Debian's /usr/bin/chromium, or the
+      // browser of `npx playwright install chromium`. In your own project drop launchOptions
+      // and Playwright uses the browser it installed.
+      executablePath: chromiumPath(),
     },
   },
   webServer: {
