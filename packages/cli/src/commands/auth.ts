@@ -42,7 +42,7 @@ export async function logout(ctx: Context): Promise<{ loggedOut: boolean; server
 }
 
 /** Who the credentials in force belong to: an API key and its project, or a user and their teams. */
-export function whoami(ctx: Context): Promise<ResponseOf<'me'>> {
+export async function whoami(ctx: Context): Promise<ResponseOf<'me'>> {
   return ctx.client().me();
 }
 

@@ -19,7 +19,7 @@ export async function createKey(ctx: Context, input: Omit<BodyOf<'apiKeys.create
 }
 
 /** A disabled key is refused on every call until enabled again. */
-export function setKeyActive(ctx: Context, input: { keyId: string; isActive: boolean }): Promise<ResponseOf<'apiKeys.update'>> {
+export async function setKeyActive(ctx: Context, input: { keyId: string; isActive: boolean }): Promise<ResponseOf<'apiKeys.update'>> {
   return ctx.client('user').apiKeys.update(input.keyId, { isActive: input.isActive });
 }
 

@@ -13,7 +13,7 @@ export async function listRuns(ctx: Context, input: RunListInput = {}): Promise<
   return client.runs.list({ projectId: await ctx.projectId(client), ...input });
 }
 
-export function getRun(ctx: Context, input: { runId: string }): Promise<ResponseOf<'runs.get'>> {
+export async function getRun(ctx: Context, input: { runId: string }): Promise<ResponseOf<'runs.get'>> {
   return ctx.client().runs.get(input.runId);
 }
 

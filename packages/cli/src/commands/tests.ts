@@ -23,7 +23,7 @@ export async function getTest(ctx: Context, input: { testId: string; steps?: boo
 }
 
 /** The last 20 results of the same test case, newest first. */
-export function testHistory(ctx: Context, input: { testId: string }): Promise<ResponseOf<'tests.history'>> {
+export async function testHistory(ctx: Context, input: { testId: string }): Promise<ResponseOf<'tests.history'>> {
   return ctx.client().tests.history(input.testId);
 }
 

@@ -43,7 +43,7 @@ export async function createWebhook(ctx: Context, input: Omit<BodyOf<'webhooks.c
 }
 
 /** Changes only what `changes` holds (`secret: null` stops signing). */
-export function updateWebhook(ctx: Context, input: { webhookId: string; changes: BodyOf<'webhooks.update'> }): Promise<ResponseOf<'webhooks.update'>> {
+export async function updateWebhook(ctx: Context, input: { webhookId: string; changes: BodyOf<'webhooks.update'> }): Promise<ResponseOf<'webhooks.update'>> {
   if (Object.keys(input.changes).length === 0) throw new UsageError('nothing to change: pass --webhook-url, --events, --header, --secret, --remove-secret or --active');
   return ctx.client().webhooks.update(input.webhookId, input.changes);
 }
@@ -54,12 +54,12 @@ export async function deleteWebhook(ctx: Context, input: { webhookId: string }):
 }
 
 /** Sends a ping delivery now; the result says how it went. */
-export function testWebhook(ctx: Context, input: { webhookId: string }): Promise<ResponseOf<'webhooks.test'>> {
+export async function testWebhook(ctx: Context, input: { webhookId: string }): Promise<ResponseOf<'webhooks.test'>> {
   return ctx.client().webhooks.test(input.webhookId);
 }
 
 /** The delivery log of a webhook, newest first. */
-export function listDeliveries(ctx: Context, input: { webhookId: string } & QueryOf<'webhooks.deliveries'>): Promise<ResponseOf<'webhooks.deliveries'>> {
+export async function listDeliveries(ctx: Context, input: { webhookId: string } & QueryOf<'webhooks.deliveries'>): Promise<ResponseOf<'webhooks.deliveries'>> {
   const { webhookId, ...query } = input;
   return ctx.client().webhooks.deliveries(webhookId, query);
 }
