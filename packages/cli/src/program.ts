@@ -27,7 +27,12 @@ Examples:
 
 Exit codes: 0 success, 1 failure reported by the server or the upload, 2 usage or configuration error.`;
 
-/** Every command; each registers its own subcommands, options and help examples. */
+/**
+ * Every command. Each `registerX` declares its subcommands, options and help examples, and wires each
+ * one as `.action(command({ input, run, print }))` (lib/action.ts): `run` is the plain exported
+ * function of `commands/<group>.ts` (typed input → result, also called directly by tests), `input`
+ * parses the flags, `print` renders the result for people; with --json the result itself is printed.
+ */
 export function buildProgram(): Command {
   const program = new Command('reporter')
     .description('Upload test results to testreport and manage runs, flaky tests, projects, API keys and webhooks.')

@@ -1,6 +1,38 @@
+import type { BodyOf, QueryOf, ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
-import { action } from '../lib/action.js';
+import { command } from '../lib/action.js';
+import type { Context } from '../lib/context.js';
 import { boolFlag, numberFlag, page, pageNote, pageOptions, when } from '../lib/flags.js';
+import type { Output } from '../lib/output.js';
+
+export type FlakyListInput = Omit<QueryOf<'flakiness.list'>, 'projectId'>;
+
+/** Test cases of the project in force with a flakiness score above 0, highest first. */
+export async function listFlaky(ctx: Context, input: FlakyListInput = {}): Promise<ResponseOf<'flakiness.list'>> {
+  const client = ctx.client();
+  return client.flakiness.list({ projectId: await ctx.projectId(client), ...input });
+}
+
+/** Quarantines (or releases) the test case that the result `testId` belongs to. */
+export async function setQuarantine(ctx: Context, input: Omit<BodyOf<'flakiness.update'>, 'projectId'>): Promise<ResponseOf<'flakiness.update'>> {
+  const client = ctx.client();
+  return client.flakiness.update({ ...input, projectId: await ctx.projectId(client) });
+}
+
+function printFlakyList(out: Output, res: ResponseOf<'flakiness.list'>): void {
+  out.table(res.data, [
+    { header: 'TEST ID', value: (f) => f.testId },
+    { header: 'SCORE', value: (f) => f.flakinessScore.toFixed(4), align: 'right', color: (t, f) => (f.flakinessScore >= 0.3 ? out.c.red(t) : out.c.yellow(t)) },
+    { header: 'FLAKY/RUNS', value: (f) => `${f.flakyRuns}/${f.totalRuns}`, align: 'right' },
+    { header: 'QUARANTINED', value: (f) => f.isQuarantined },
+    { header: 'LAST FLAKY', value: (f) => when(f.lastFlakyAt) },
+    { header: 'TEST', value: (f) => f.fullTitle ?? f.testTitle, max: 70 },
+  ], 'No flaky tests.');
+  const s = res.summary;
+  out.line(out.c.dim(`\n${s.totalFlakyTests} flaky, ${s.quarantinedTests} quarantined, average score ${s.averageFlakinessScore.toFixed(4)}`));
+  const note = pageNote(res);
+  if (note) out.note(note);
+}
 
 export function registerFlaky(program: Command): void {
   const flaky = program.command('flaky').summary('flaky tests and quarantine').addHelpText('after', `
@@ -17,29 +49,17 @@ Examples:
     .option('--quarantined [bool]', 'with no value or "true": only quarantined cases; "false": only the others');
   for (const o of pageOptions()) list.addOption(o);
   list.action(
-    action(async (ctx, flags: { minScore?: string; quarantined?: string | boolean; limit?: string; offset?: string }) => {
-      const client = ctx.client();
-      const p = page(flags);
-      const quarantined = flags.quarantined === true ? true : boolFlag('--quarantined', flags.quarantined as string | undefined);
-      const res = await client.flakiness.list({
-        projectId: await ctx.projectId(client),
-        ...(flags.minScore !== undefined ? { minScore: numberFlag('--min-score', flags.minScore, 0, 1) } : {}),
-        ...(quarantined !== undefined ? { quarantined: String(quarantined) as 'true' | 'false' } : {}),
-        ...p,
-      });
-      if (ctx.out.json) return ctx.out.data(res);
-      ctx.out.table(res.data, [
-        { header: 'TEST ID', value: (f) => f.testId },
-        { header: 'SCORE', value: (f) => f.flakinessScore.toFixed(4), align: 'right', color: (t, f) => (f.flakinessScore >= 0.3 ? ctx.out.c.red(t) : ctx.out.c.yellow(t)) },
-        { header: 'FLAKY/RUNS', value: (f) => `${f.flakyRuns}/${f.totalRuns}`, align: 'right' },
-        { header: 'QUARANTINED', value: (f) => f.isQuarantined },
-        { header: 'LAST FLAKY', value: (f) => when(f.lastFlakyAt) },
-        { header: 'TEST', value: (f) => f.fullTitle ?? f.testTitle, max: 70 },
-      ], 'No flaky tests.');
-      const s = res.summary;
-      ctx.out.line(ctx.out.c.dim(`\n${s.totalFlakyTests} flaky, ${s.quarantinedTests} quarantined, average score ${s.averageFlakinessScore.toFixed(4)}`));
-      const note = pageNote(res.total, p.limit, p.offset, res.data.length);
-      if (note) ctx.out.note(note);
+    command({
+      input: (_args, flags: { minScore?: string; quarantined?: string | boolean; limit?: string; offset?: string }) => {
+        const p = page(flags);
+        const quarantined = flags.quarantined === true ? true : boolFlag('--quarantined', flags.quarantined as string | undefined);
+        const input: FlakyListInput = { ...p };
+        if (flags.minScore !== undefined) input.minScore = numberFlag('--min-score', flags.minScore, 0, 1);
+        if (quarantined !== undefined) input.quarantined = String(quarantined) as 'true' | 'false';
+        return input;
+      },
+      run: listFlaky,
+      print: printFlakyList,
     }),
   );
 
@@ -49,11 +69,10 @@ Examples:
       .description(isQuarantined ? 'quarantine the test case a result belongs to' : 'take the test case a result belongs to out of quarantine')
       .argument('<testId>', 'id of any result of the case (as `flaky list` and `tests list` show)')
       .action(
-        action(async (ctx, testId: string) => {
-          const client = ctx.client();
-          const res = await client.flakiness.update({ testId, projectId: await ctx.projectId(client), isQuarantined });
-          if (ctx.out.json) return ctx.out.data(res);
-          ctx.out.success(isQuarantined ? `Test ${testId} quarantined` : `Test ${testId} released from quarantine`);
+        command({
+          input: ([testId]) => ({ testId, isQuarantined }),
+          run: setQuarantine,
+          print: (out, _res, { testId }) => out.success(isQuarantined ? `Test ${testId} quarantined` : `Test ${testId} released from quarantine`),
         }),
       );
   }

@@ -1,16 +1,64 @@
-import type { Project } from '@testreport/contract';
+import type { Project, ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
-import { action } from '../lib/action.js';
+import { command } from '../lib/action.js';
+import type { Context } from '../lib/context.js';
 import { UsageError } from '../lib/errors.js';
 import { when } from '../lib/flags.js';
-import type { Context } from '../lib/context.js';
+import type { Output } from '../lib/output.js';
 
-/** The team to work in: --team, else the only team of the user (or the API key's project's team). */
-async function teamsOf(ctx: Context, team?: string): Promise<string[]> {
-  if (team) return [team];
+/** The teams to work in: the given one, else every team of the user (or the API key's project's team). */
+async function teamsOf(ctx: Context, teamId?: string): Promise<string[]> {
+  if (teamId) return [teamId];
   const me = await ctx.client().me();
   if (me.type === 'apiKey') return [me.project.teamId];
   return me.teams.map((t) => t.id);
+}
+
+/** Projects of every team the caller is in, or of one team. */
+export async function listProjects(ctx: Context, input: { teamId?: string } = {}): Promise<{ data: Project[] }> {
+  const client = ctx.client();
+  const data: Project[] = [];
+  for (const teamId of await teamsOf(ctx, input.teamId)) data.push(...(await client.projects.list({ teamId })).data);
+  return { data };
+}
+
+/** Creates a project with the signed-in user's session, in the given team or the user's only team. */
+export async function createProject(ctx: Context, input: { name: string; teamId?: string }): Promise<ResponseOf<'projects.create'>> {
+  const client = ctx.client('user');
+  const teams = await teamsOf(ctx, input.teamId);
+  if (teams.length !== 1) throw new UsageError(`you are in ${teams.length} teams: pass --team <teamId> (\`reporter whoami\` lists them)`);
+  return client.projects.create({ name: input.name, teamId: teams[0] });
+}
+
+/** One project: the given one, else the project in force. */
+export async function getProject(ctx: Context, input: { projectId?: string } = {}): Promise<ResponseOf<'projects.get'>> {
+  const client = ctx.client();
+  return client.projects.get(input.projectId ?? (await ctx.projectId(client)));
+}
+
+/** Asks first (or needs --yes), then deletes the project with everything it owns. */
+export async function deleteProject(ctx: Context, input: { projectId: string }): Promise<ResponseOf<'projects.delete'>> {
+  await ctx.confirm(`Delete project ${input.projectId} with all its runs, tests, artifacts, API keys and webhooks`);
+  return ctx.client('user').projects.delete(input.projectId);
+}
+
+function printProjectList(out: Output, res: { data: Project[] }): void {
+  out.table(res.data, [
+    { header: 'ID', value: (p) => p.id },
+    { header: 'NAME', value: (p) => p.name, max: 40 },
+    { header: 'TEAM', value: (p) => p.teamId },
+    { header: 'CREATED', value: (p) => when(p.createdAt) },
+  ], 'No projects.');
+}
+
+function printProject(out: Output, p: ResponseOf<'projects.get'>): void {
+  out.fields([
+    ['id', p.id],
+    ['name', p.name],
+    ['team', p.teamId],
+    ['created', when(p.createdAt)],
+    ['updated', when(p.updatedAt)],
+  ]);
 }
 
 export function registerProjects(program: Command): void {
@@ -25,20 +73,7 @@ Examples:
     .command('list')
     .description('list projects of every team you are in (or of --team)')
     .option('--team <teamId>', 'only this team')
-    .action(
-      action(async (ctx, flags: { team?: string }) => {
-        const client = ctx.client();
-        const data: Project[] = [];
-        for (const teamId of await teamsOf(ctx, flags.team)) data.push(...(await client.projects.list({ teamId })).data);
-        if (ctx.out.json) return ctx.out.data({ data });
-        ctx.out.table(data, [
-          { header: 'ID', value: (p) => p.id },
-          { header: 'NAME', value: (p) => p.name, max: 40 },
-          { header: 'TEAM', value: (p) => p.teamId },
-          { header: 'CREATED', value: (p) => when(p.createdAt) },
-        ], 'No projects.');
-      }),
-    );
+    .action(command({ input: (_args, flags: { team?: string }) => ({ teamId: flags.team }), run: listProjects, print: printProjectList }));
 
   projects
     .command('create')
@@ -46,13 +81,10 @@ Examples:
     .requiredOption('--name <name>', 'project name')
     .option('--team <teamId>', 'team to create it in (default: your only team)')
     .action(
-      action(async (ctx, flags: { name: string; team?: string }) => {
-        const client = ctx.client('user');
-        const teams = await teamsOf(ctx, flags.team);
-        if (teams.length !== 1) throw new UsageError(`you are in ${teams.length} teams: pass --team <teamId> (\`reporter whoami\` lists them)`);
-        const res = await client.projects.create({ name: flags.name, teamId: teams[0] });
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.success(`Project "${res.name}" created: ${res.id}`);
+      command({
+        input: (_args, flags: { name: string; team?: string }) => ({ name: flags.name, teamId: flags.team }),
+        run: createProject,
+        print: (out, res) => out.success(`Project "${res.name}" created: ${res.id}`),
       }),
     );
 
@@ -60,31 +92,17 @@ Examples:
     .command('get')
     .description('show a project')
     .argument('[projectId]', 'default: --project / TESTREPORT_PROJECT_ID / the API key’s project')
-    .action(
-      action(async (ctx, id: string | undefined) => {
-        const client = ctx.client();
-        const p = await client.projects.get(id ?? (await ctx.projectId(client)));
-        if (ctx.out.json) return ctx.out.data(p);
-        ctx.out.fields([
-          ['id', p.id],
-          ['name', p.name],
-          ['team', p.teamId],
-          ['created', when(p.createdAt)],
-          ['updated', when(p.updatedAt)],
-        ]);
-      }),
-    );
+    .action(command({ input: ([projectId]) => ({ projectId }), run: getProject, print: printProject }));
 
   projects
     .command('delete')
     .description('delete a project with its runs, tests, artifacts, keys and webhooks (asks first; --yes to skip)')
     .argument('<projectId>')
     .action(
-      action(async (ctx, id: string) => {
-        await ctx.confirm(`Delete project ${id} with all its runs, tests, artifacts, API keys and webhooks`);
-        const res = await ctx.client('user').projects.delete(id);
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.success(res.message || `Project ${id} deleted`);
+      command({
+        input: ([projectId]) => ({ projectId }),
+        run: deleteProject,
+        print: (out, res, { projectId }) => out.success(res.message || `Project ${projectId} deleted`),
       }),
     );
 }

@@ -1,13 +1,28 @@
-import type { SettingsUpdate } from '@testreport/contract';
+import type { ResponseOf, SettingsUpdate } from '@testreport/contract';
 import type { Command } from 'commander';
-import { action } from '../lib/action.js';
+import { command } from '../lib/action.js';
+import type { Context } from '../lib/context.js';
 import { UsageError } from '../lib/errors.js';
 import { boolFlag, intFlag, numberFlag, when } from '../lib/flags.js';
-import type { Context } from '../lib/context.js';
+import type { Output } from '../lib/output.js';
 
-function show(ctx: Context, s: { projectId: string; dataRetentionDays: number; flakinessThreshold: number; autoQuarantineEnabled: boolean; updatedAt: string }) {
-  if (ctx.out.json) return ctx.out.data(s);
-  ctx.out.fields([
+type Settings = ResponseOf<'projects.getSettings'>;
+
+/** Settings of the project in force: retention, flakiness threshold, auto-quarantine. */
+export async function getSettings(ctx: Context): Promise<Settings> {
+  const client = ctx.client();
+  return client.projects.getSettings(await ctx.projectId(client));
+}
+
+/** Changes only the given settings, with the signed-in user's session (keys may read but not change them). */
+export async function updateSettings(ctx: Context, input: SettingsUpdate): Promise<Settings> {
+  if (Object.keys(input).length === 0) throw new UsageError('nothing to change: pass --retention-days, --flakiness-threshold or --auto-quarantine');
+  const client = ctx.client('user');
+  return client.projects.updateSettings(await ctx.projectId(client), input);
+}
+
+function printSettings(out: Output, s: Settings): void {
+  out.fields([
     ['project', s.projectId],
     ['retention', `${s.dataRetentionDays} days`],
     ['flakiness threshold', s.flakinessThreshold],
@@ -23,15 +38,7 @@ Examples:
   $ reporter settings set --retention-days 90
   $ reporter settings set --flakiness-threshold 0.2 --auto-quarantine on`);
 
-  settings
-    .command('get')
-    .description('show the settings of the project')
-    .action(
-      action(async (ctx) => {
-        const client = ctx.client();
-        show(ctx, await client.projects.getSettings(await ctx.projectId(client)));
-      }),
-    );
+  settings.command('get').description('show the settings of the project').action(command({ run: getSettings, print: printSettings }));
 
   settings
     .command('set')
@@ -40,17 +47,19 @@ Examples:
     .option('--flakiness-threshold <score>', 'score (0-1) at which auto-quarantine applies')
     .option('--auto-quarantine <on|off>', 'quarantine cases over the threshold when a run finishes')
     .action(
-      action(async (ctx, flags: { retentionDays?: string; flakinessThreshold?: string; autoQuarantine?: string }) => {
-        const body: SettingsUpdate = {};
-        const days = intFlag('--retention-days', flags.retentionDays, 1, 3650);
-        const threshold = numberFlag('--flakiness-threshold', flags.flakinessThreshold, 0, 1);
-        const auto = boolFlag('--auto-quarantine', flags.autoQuarantine);
-        if (days !== undefined) body.dataRetentionDays = days;
-        if (threshold !== undefined) body.flakinessThreshold = threshold;
-        if (auto !== undefined) body.autoQuarantineEnabled = auto;
-        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: pass --retention-days, --flakiness-threshold or --auto-quarantine');
-        const client = ctx.client('user');
-        show(ctx, await client.projects.updateSettings(await ctx.projectId(client), body));
+      command({
+        input: (_args, flags: { retentionDays?: string; flakinessThreshold?: string; autoQuarantine?: string }) => {
+          const body: SettingsUpdate = {};
+          const days = intFlag('--retention-days', flags.retentionDays, 1, 3650);
+          const threshold = numberFlag('--flakiness-threshold', flags.flakinessThreshold, 0, 1);
+          const auto = boolFlag('--auto-quarantine', flags.autoQuarantine);
+          if (days !== undefined) body.dataRetentionDays = days;
+          if (threshold !== undefined) body.flakinessThreshold = threshold;
+          if (auto !== undefined) body.autoQuarantineEnabled = auto;
+          return body;
+        },
+        run: updateSettings,
+        print: printSettings,
       }),
     );
 }

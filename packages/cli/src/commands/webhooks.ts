@@ -1,8 +1,10 @@
-import { WEBHOOK_EVENTS, type WebhookEvent } from '@testreport/contract';
+import { WEBHOOK_EVENTS, type BodyOf, type QueryOf, type ResponseOf, type WebhookEvent } from '@testreport/contract';
 import type { Command } from 'commander';
-import { action } from '../lib/action.js';
+import { command } from '../lib/action.js';
+import type { Context } from '../lib/context.js';
 import { UsageError } from '../lib/errors.js';
 import { boolFlag, ms, page, pageNote, pageOptions, when } from '../lib/flags.js';
+import type { Output } from '../lib/output.js';
 
 function events(value: string | undefined): WebhookEvent[] | undefined {
   if (value === undefined) return undefined;
@@ -28,6 +30,76 @@ function headers(list: string[] | undefined): Record<string, string> | undefined
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** Webhooks of the project in force. */
+export async function listWebhooks(ctx: Context): Promise<ResponseOf<'webhooks.list'>> {
+  const client = ctx.client();
+  return client.webhooks.list({ projectId: await ctx.projectId(client) });
+}
+
+/** Creates a webhook in the project in force; the secret is stored, never shown again. */
+export async function createWebhook(ctx: Context, input: Omit<BodyOf<'webhooks.create'>, 'projectId'>): Promise<ResponseOf<'webhooks.create'>> {
+  const client = ctx.client();
+  return client.webhooks.create({ projectId: await ctx.projectId(client), ...input });
+}
+
+/** Changes only what `changes` holds (`secret: null` stops signing). */
+export async function updateWebhook(ctx: Context, input: { webhookId: string; changes: BodyOf<'webhooks.update'> }): Promise<ResponseOf<'webhooks.update'>> {
+  if (Object.keys(input.changes).length === 0) throw new UsageError('nothing to change: pass --webhook-url, --events, --header, --secret, --remove-secret or --active');
+  return ctx.client().webhooks.update(input.webhookId, input.changes);
+}
+
+export async function deleteWebhook(ctx: Context, input: { webhookId: string }): Promise<ResponseOf<'webhooks.delete'>> {
+  await ctx.confirm(`Delete webhook ${input.webhookId}`);
+  return ctx.client().webhooks.delete(input.webhookId);
+}
+
+/** Sends a ping delivery now; the result says how it went. */
+export async function testWebhook(ctx: Context, input: { webhookId: string }): Promise<ResponseOf<'webhooks.test'>> {
+  return ctx.client().webhooks.test(input.webhookId);
+}
+
+/** The delivery log of a webhook, newest first. */
+export async function listDeliveries(ctx: Context, input: { webhookId: string } & QueryOf<'webhooks.deliveries'>): Promise<ResponseOf<'webhooks.deliveries'>> {
+  const { webhookId, ...query } = input;
+  return ctx.client().webhooks.deliveries(webhookId, query);
+}
+
+type Delivery = ResponseOf<'webhooks.deliveries'>['data'][number];
+
+/** The last attempt's answer: `HTTP 204`, the connection error, or null before any attempt. */
+function lastAnswer(d: Pick<Delivery, 'attempts'>, withDuration: boolean): string | null {
+  const a = d.attempts[d.attempts.length - 1];
+  if (!a) return null;
+  if (!a.statusCode) return a.error ?? null;
+  return withDuration ? `HTTP ${a.statusCode} in ${ms(a.durationMs)}` : `HTTP ${a.statusCode}`;
+}
+
+function printWebhookList(out: Output, res: ResponseOf<'webhooks.list'>): void {
+  out.table(res.data, [
+    { header: 'ID', value: (w) => w.id },
+    { header: 'URL', value: (w) => w.url, max: 60 },
+    { header: 'EVENTS', value: (w) => w.events },
+    { header: 'ACTIVE', value: (w) => w.isActive },
+    { header: 'SIGNED', value: (w) => w.hasSecret },
+    { header: 'HEADERS', value: (w) => Object.keys(w.headers ?? {}) },
+    { header: 'CREATED', value: (w) => when(w.createdAt) },
+  ], 'No webhooks.');
+}
+
+function printDeliveries(out: Output, res: ResponseOf<'webhooks.deliveries'>): void {
+  out.table(res.data, [
+    { header: 'DELIVERY', value: (d) => d.id },
+    { header: 'EVENT', value: (d) => d.event },
+    { header: 'STATUS', value: (d) => d.status, color: (t) => out.status(t) },
+    { header: 'ATTEMPTS', value: (d) => d.attempts.length, align: 'right' },
+    { header: 'LAST ANSWER', value: (d) => lastAnswer(d, true), max: 50 },
+    { header: 'NEXT TRY', value: (d) => when(d.nextAttemptAt) },
+    { header: 'CREATED', value: (d) => when(d.createdAt) },
+  ], 'No deliveries yet.');
+  const note = pageNote(res);
+  if (note) out.note(note);
+}
+
 interface WebhookFlags {
   webhookUrl?: string;
   events?: string;
@@ -35,6 +107,17 @@ interface WebhookFlags {
   secret?: string;
   removeSecret?: boolean;
   active?: string;
+}
+
+function changesFrom(flags: WebhookFlags): BodyOf<'webhooks.update'> {
+  if (flags.secret && flags.removeSecret) throw new UsageError('--secret and --remove-secret cannot be used together');
+  return {
+    ...(flags.webhookUrl ? { url: flags.webhookUrl } : {}),
+    ...(flags.events ? { events: events(flags.events) } : {}),
+    ...(flags.header ? { headers: headers(flags.header) } : {}),
+    ...(flags.secret ? { secret: flags.secret } : flags.removeSecret ? { secret: null } : {}),
+    ...(flags.active !== undefined ? { isActive: boolFlag('--active', flags.active) } : {}),
+  };
 }
 
 export function registerWebhooks(program: Command): void {
@@ -46,25 +129,7 @@ Examples:
   $ reporter webhooks test 0193b7c5-…          # sends a ping delivery now
   $ reporter webhooks deliveries 0193b7c5-…`);
 
-  webhooks
-    .command('list')
-    .description('list webhooks of the project')
-    .action(
-      action(async (ctx) => {
-        const client = ctx.client();
-        const res = await client.webhooks.list({ projectId: await ctx.projectId(client) });
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.table(res.data, [
-          { header: 'ID', value: (w) => w.id },
-          { header: 'URL', value: (w) => w.url, max: 60 },
-          { header: 'EVENTS', value: (w) => w.events },
-          { header: 'ACTIVE', value: (w) => w.isActive },
-          { header: 'SIGNED', value: (w) => w.hasSecret },
-          { header: 'HEADERS', value: (w) => Object.keys(w.headers ?? {}) },
-          { header: 'CREATED', value: (w) => when(w.createdAt) },
-        ], 'No webhooks.');
-      }),
-    );
+  webhooks.command('list').description('list webhooks of the project').action(command({ run: listWebhooks, print: printWebhookList }));
 
   webhooks
     .command('create')
@@ -75,18 +140,16 @@ Examples:
     .option('--secret <secret>', 'signs each delivery (X-Testreport-Signature: hex HMAC-SHA256 of the body)')
     .option('--active <on|off>', 'created active unless off', 'on')
     .action(
-      action(async (ctx, url: string, flags: WebhookFlags) => {
-        const client = ctx.client();
-        const res = await client.webhooks.create({
-          projectId: await ctx.projectId(client),
+      command({
+        input: ([url], flags: WebhookFlags) => ({
           url,
           events: events(flags.events)!,
           ...(flags.header ? { headers: headers(flags.header) } : {}),
           ...(flags.secret ? { secret: flags.secret } : {}),
           isActive: boolFlag('--active', flags.active) ?? true,
-        });
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.success(`Webhook ${res.id} created: ${res.url} (${res.events.join(', ')})`);
+        }),
+        run: createWebhook,
+        print: (out, res) => out.success(`Webhook ${res.id} created: ${res.url} (${res.events.join(', ')})`),
       }),
     );
 
@@ -101,19 +164,10 @@ Examples:
     .option('--remove-secret', 'stop signing deliveries')
     .option('--active <on|off>', 'turn deliveries on or off')
     .action(
-      action(async (ctx, id: string, flags: WebhookFlags) => {
-        if (flags.secret && flags.removeSecret) throw new UsageError('--secret and --remove-secret cannot be used together');
-        const body = {
-          ...(flags.webhookUrl ? { url: flags.webhookUrl } : {}),
-          ...(flags.events ? { events: events(flags.events) } : {}),
-          ...(flags.header ? { headers: headers(flags.header) } : {}),
-          ...(flags.secret ? { secret: flags.secret } : flags.removeSecret ? { secret: null } : {}),
-          ...(flags.active !== undefined ? { isActive: boolFlag('--active', flags.active) } : {}),
-        };
-        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: pass --webhook-url, --events, --header, --secret, --remove-secret or --active');
-        const res = await ctx.client().webhooks.update(id, body);
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.success(`Webhook ${id} updated`);
+      command({
+        input: ([webhookId], flags: WebhookFlags) => ({ webhookId, changes: changesFrom(flags) }),
+        run: updateWebhook,
+        print: (out, _res, { webhookId }) => out.success(`Webhook ${webhookId} updated`),
       }),
     );
 
@@ -122,11 +176,10 @@ Examples:
     .description('delete a webhook (asks first; --yes to skip)')
     .argument('<webhookId>')
     .action(
-      action(async (ctx, id: string) => {
-        await ctx.confirm(`Delete webhook ${id}`);
-        const res = await ctx.client().webhooks.delete(id);
-        if (ctx.out.json) return ctx.out.data(res);
-        ctx.out.success(`Webhook ${id} deleted`);
+      command({
+        input: ([webhookId]) => ({ webhookId }),
+        run: deleteWebhook,
+        print: (out, _res, { webhookId }) => out.success(`Webhook ${webhookId} deleted`),
       }),
     );
 
@@ -135,12 +188,10 @@ Examples:
     .description('send a ping delivery now and show how it went')
     .argument('<webhookId>')
     .action(
-      action(async (ctx, id: string) => {
-        const d = await ctx.client().webhooks.test(id);
-        if (ctx.out.json) return ctx.out.data(d);
-        const last = d.attempts[d.attempts.length - 1];
-        const how = last ? (last.statusCode ? `HTTP ${last.statusCode}` : last.error ?? 'no answer') : 'queued';
-        ctx.out.line(`${ctx.out.status(d.status)}: ping delivery ${d.id} (${how})`);
+      command({
+        input: ([webhookId]) => ({ webhookId }),
+        run: testWebhook,
+        print: (out, d) => out.line(`${out.status(d.status)}: ping delivery ${d.id} (${d.attempts.length ? lastAnswer(d, false) ?? 'no answer' : 'queued'})`),
       }),
     );
 
@@ -150,21 +201,10 @@ Examples:
     .argument('<webhookId>');
   for (const o of pageOptions()) deliveries.addOption(o);
   deliveries.action(
-    action(async (ctx, id: string, flags: { limit?: string; offset?: string }) => {
-      const p = page(flags);
-      const res = await ctx.client().webhooks.deliveries(id, p);
-      if (ctx.out.json) return ctx.out.data(res);
-      ctx.out.table(res.data, [
-        { header: 'DELIVERY', value: (d) => d.id },
-        { header: 'EVENT', value: (d) => d.event },
-        { header: 'STATUS', value: (d) => d.status, color: (t) => ctx.out.status(t) },
-        { header: 'ATTEMPTS', value: (d) => d.attempts.length, align: 'right' },
-        { header: 'LAST ANSWER', value: (d) => { const a = d.attempts[d.attempts.length - 1]; return a ? (a.statusCode ? `HTTP ${a.statusCode} in ${ms(a.durationMs)}` : a.error) : null; }, max: 50 },
-        { header: 'NEXT TRY', value: (d) => when(d.nextAttemptAt) },
-        { header: 'CREATED', value: (d) => when(d.createdAt) },
-      ], 'No deliveries yet.');
-      const note = pageNote(res.total, p.limit, p.offset, res.data.length);
-      if (note) ctx.out.note(note);
+    command({
+      input: ([webhookId], flags: { limit?: string; offset?: string }) => ({ webhookId, ...page(flags) }),
+      run: listDeliveries,
+      print: printDeliveries,
     }),
   );
 }

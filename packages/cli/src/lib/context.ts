@@ -20,15 +20,40 @@ export interface GlobalOptions {
 /** Which credential a command wants: most accept either; account actions need the signed-in user. */
 export type AuthNeed = 'any' | 'user' | 'none';
 
+/**
+ * Where a command runs. The process's by default; tests pass their own environment (config dir,
+ * no TESTREPORT_* from the developer's shell), working directory and streams.
+ */
+export interface ContextIO {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Whether there is a person at a terminal to ask (confirmations, prompts). */
+  interactive?: boolean;
+}
+
+/**
+ * What every command function gets: the configuration in force, SDK clients with the right
+ * credential, the project to work on, and confirmation of destructive actions. Commands return
+ * their result; only the printing layer (lib/action.ts) writes to `out`.
+ */
 export class Context {
   readonly out: Output;
   readonly config: ResolvedConfig;
+  readonly env: NodeJS.ProcessEnv;
+  readonly interactive: boolean;
   private cachedProject?: Promise<string>;
   private clients = new Map<AuthNeed, TestReportClient>();
 
-  constructor(readonly opts: GlobalOptions) {
-    this.out = new Output(Boolean(opts.json), colorLevel(process.stdout, process.env, opts.color === false));
-    this.config = resolveConfig({ url: opts.url, apiKey: opts.apiKey, projectId: opts.project });
+  constructor(
+    readonly opts: GlobalOptions,
+    io: ContextIO = {},
+  ) {
+    this.env = io.env ?? process.env;
+    this.interactive = io.interactive ?? Boolean(process.stdin.isTTY);
+    this.out = new Output(Boolean(opts.json), colorLevel((io.stdout ?? process.stdout) as NodeJS.WriteStream, this.env, opts.color === false), io.stdout, io.stderr);
+    this.config = resolveConfig({ url: opts.url, apiKey: opts.apiKey, projectId: opts.project }, { env: this.env, cwd: io.cwd });
   }
 
   static from(cmd: Command): Context {
@@ -87,7 +112,7 @@ export class Context {
   /** Destructive commands ask on a terminal; scripts must say --yes. */
   async confirm(what: string): Promise<void> {
     if (this.opts.yes) return;
-    if (!process.stdin.isTTY) throw new UsageError(`${what}: pass --yes to confirm (no terminal to ask on)`);
+    if (!this.interactive) throw new UsageError(`${what}: pass --yes to confirm (no terminal to ask on)`);
     if (!(await confirm(`${what}?`))) throw new UsageError('cancelled');
   }
 }

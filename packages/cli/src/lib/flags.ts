@@ -32,7 +32,10 @@ export function page(flags: { limit?: string; offset?: string }) {
   return { limit: intFlag('--limit', flags.limit, 1, 500) ?? 50, offset: intFlag('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER) ?? 0 };
 }
 
-export function pageNote(total: number, limit: number, offset: number, count: number): string | undefined {
+/** How to get the next page, from a list response (which echoes the limit and offset used). */
+export function pageNote(res: { data: unknown[]; total: number; offset: number }): string | undefined {
+  const { total, offset } = res;
+  const count = res.data.length;
   if (offset + count >= total) return undefined;
   return `showing ${offset + 1}-${offset + count} of ${total}; next page: --offset ${offset + count}`;
 }
