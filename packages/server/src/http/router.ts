@@ -3,9 +3,11 @@ import { getCookie } from 'hono/cookie';
 import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope, type Principal } from '../authz/principal.js';
 import { SESSION_COOKIE } from '../accounts/sessions.js';
-import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors.js';
+import { ForbiddenError, UnauthorizedError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import { Reply, type Handler, type Handlers } from './handler.js';
+import { stringifyResponse } from '../lib/deepJson.js';
+import { readJson } from './jsonBody.js';
 import { parseWith } from './validation.js';
 
 export const API_PREFIX = '/api/v1';
@@ -52,16 +54,6 @@ function checkCookieWrite(c: Context, principal: Principal, def: EndpointDef, ap
   if (!type.startsWith('application/json')) throw new ForbiddenError('Signed-in writes must be sent as application/json');
 }
 
-async function readJson(c: Context): Promise<{ raw: string; value: unknown }> {
-  const raw = await c.req.text();
-  if (raw.trim() === '') return { raw, value: {} };
-  try {
-    return { raw, value: JSON.parse(raw) };
-  } catch (err) {
-    throw new ValidationError('body', 'invalid_type', `Malformed JSON: ${(err as Error).message}`);
-  }
-}
-
 /** Mounts every endpoint of the contract with one pipeline: auth → CSRF → rate limit → validate → idempotency → handler. */
 export function mountEndpoints(app: Hono, services: Services, handlers: Handlers) {
   const { config } = services.deps;
@@ -90,7 +82,7 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
         const out = await handler({ params, query, body, principal, services, c } as never);
         const status = out instanceof Reply ? out.status : def.status;
         const payload = out instanceof Reply ? out.body : out;
-        return { status, body: JSON.stringify(payload) };
+        return { status, body: stringifyResponse(payload) };
       };
 
       const idemKey = def.method === 'POST' ? c.req.header('idempotency-key') : undefined;
