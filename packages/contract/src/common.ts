@@ -101,5 +101,5 @@ export const errorBody = z.object({
     message: z.string(),
     details: z.object({ field: z.string().optional(), reason: z.string().optional() }).catchall(z.unknown()).optional(),
   }),
-});
+}).meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;

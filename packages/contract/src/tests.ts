@@ -50,7 +50,7 @@ export const stepInput: z.ZodType<Step, StepInput> = z.lazy(() =>
     error: z.object({ message: errorText }).nullable().default(null),
     steps: z.array(stepInput).max(5_000).optional(),
   }),
-);
+).meta({ id: 'StepInput' });
 /** Depth of the deepest step (1 = no children), measured with a stack: zod would recurse instead. */
 function stepDepth(steps: unknown): number {
   let max = 0;
@@ -87,7 +87,7 @@ export const step: z.ZodType<Step> = z.lazy(() =>
     error: z.object({ message: z.string() }).nullable(),
     steps: z.array(step).optional(),
   }),
-);
+).meta({ id: 'Step' });
 
 export const annotation = z.object({
   type: z.string().min(1).max(LIMITS.nameChars),

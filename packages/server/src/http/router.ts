@@ -8,10 +8,9 @@ import type { Services } from '../services.js';
 import { Reply, type Handler, type Handlers } from './handler.js';
 import { stringifyResponse } from '../lib/deepJson.js';
 import { readJson } from './jsonBody.js';
+import { fullPath } from './paths.js';
 import { parseWith } from './validation.js';
 
-export const API_PREFIX = '/api/v1';
-export const fullPath = (def: EndpointDef) => (def.base === 'api' ? API_PREFIX : '') + def.path;
 
 /** Account flows an unverified user may still use (to see their state and to sign out). */
 const UNVERIFIED_OK = new Set<OperationId>(['auth.me', 'auth.logout']);
