@@ -69,9 +69,10 @@ function stepDepth(steps: unknown): number {
 
 /**
  * The `steps` of a test: nesting is checked before the recursive schema runs, so a hostile body gets
- * a 400 naming `steps` instead of overflowing the stack. The preprocess step leaves the body as it is.
+ * a 400 naming `steps` instead of overflowing the stack. The preprocess step leaves the body as it
+ * is; its parameter type keeps `StepInput[]` as the input type the SDK and reporter see.
  */
-const stepsOfTest = z.preprocess((value, ctx) => {
+const stepsOfTest = z.preprocess((value: StepInput[], ctx) => {
   if (stepDepth(value) > LIMITS.stepDepth) {
     ctx.addIssue({ code: 'custom', message: `steps nest more than ${LIMITS.stepDepth} levels deep`, params: { reason: 'out_of_range' }, input: value });
   }
