@@ -12,15 +12,32 @@ export const LIMITS = {
   historyLength: 20,
   flakinessWindow: 50,
   apiKeyMinLength: 16,
+  /** How deep test steps may nest; deeper bodies are refused with a 400 (real suites stay far below). */
+  stepDepth: 100,
 } as const;
 
 export const TRUNCATION_MARKER = '\n…[truncated by testreport]';
 
-/** Cuts a string to at most `max` UTF-16 units and marks the cut, rather than rejecting it (decisions §4). */
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/**
+ * Cuts a string to at most `max` UTF-16 units and marks the cut, rather than rejecting it
+ * (decisions §4). The cut never falls inside a surrogate pair: half an emoji is not text, and
+ * SQLite would store it as U+FFFD, so the stored value would differ from the one the server holds.
+ */
 export function truncate(value: string, max: number): string {
   if (value.length <= max) return value;
-  return value.slice(0, Math.max(0, max - TRUNCATION_MARKER.length)) + TRUNCATION_MARKER;
+  let end = Math.max(0, max - TRUNCATION_MARKER.length);
+  if (end > 0 && isHighSurrogate(value.charCodeAt(end - 1))) end--;
+  return value.slice(0, end) + TRUNCATION_MARKER;
 }
+
+/** With the u flag a surrogate pair is one code point, so this matches only a lone half. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
+
+/** Replaces lone surrogates with U+FFFD, as `String.prototype.toWellFormed` does (Node ≥ 20). */
+export const toWellFormed = (value: string): string => value.replace(LONE_SURROGATE, '\uFFFD');
+export const hasLoneSurrogate = (value: string): boolean => value.search(LONE_SURROGATE) !== -1;
 
 export const id = z.string().min(1).max(100);
 export const timestamp = z.string().meta({ format: 'date-time' });
@@ -84,5 +101,5 @@ export const errorBody = z.object({
     message: z.string(),
     details: z.object({ field: z.string().optional(), reason: z.string().optional() }).catchall(z.unknown()).optional(),
   }),
-});
+}).meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;

@@ -38,7 +38,7 @@ export const suiteNode: z.ZodType<SuiteNode> = z.lazy(() =>
     createdAt: timestamp,
     children: z.array(suiteNode),
   }),
-);
+).meta({ id: 'SuiteNode' });
 export const suiteListQuery = z.object({ runId: id, projectId: id });
 export type SuiteListQuery = z.input<typeof suiteListQuery>;
 export const suiteTree = z.object({ data: z.array(suiteNode) });

@@ -23,7 +23,7 @@ export const testError = z.object({
 });
 export type TestError = z.infer<typeof testError>;
 
-/** Steps nest to any depth (decisions §4); depth is bounded so a hostile body cannot blow the stack. */
+/** Steps nest (decisions §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
 export interface StepInput {
   title: string;
   category: (typeof STEP_CATEGORIES)[number];
@@ -50,7 +50,35 @@ export const stepInput: z.ZodType<Step, StepInput> = z.lazy(() =>
     error: z.object({ message: errorText }).nullable().default(null),
     steps: z.array(stepInput).max(5_000).optional(),
   }),
-);
+).meta({ id: 'StepInput' });
+/** Depth of the deepest step (1 = no children), measured with a stack: zod would recurse instead. */
+function stepDepth(steps: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[steps, 1]];
+  while (stack.length > 0) {
+    const [list, depth] = stack.pop()!;
+    if (!Array.isArray(list)) continue;
+    for (const s of list) {
+      if (s === null || typeof s !== 'object') continue;
+      max = Math.max(max, depth);
+      if (depth <= LIMITS.stepDepth) stack.push([(s as { steps?: unknown }).steps, depth + 1]);
+    }
+  }
+  return max;
+}
+
+/**
+ * The `steps` of a test: nesting is checked before the recursive schema runs, so a hostile body gets
+ * a 400 naming `steps` instead of overflowing the stack. The preprocess step leaves the body as it
+ * is; its parameter type keeps `StepInput[]` as the input type the SDK and reporter see.
+ */
+const stepsOfTest = z.preprocess((value: StepInput[], ctx) => {
+  if (stepDepth(value) > LIMITS.stepDepth) {
+    ctx.addIssue({ code: 'custom', message: `steps nest more than ${LIMITS.stepDepth} levels deep`, params: { reason: 'out_of_range' }, input: value });
+  }
+  return value;
+}, z.array(stepInput).max(10_000));
+
 export const step: z.ZodType<Step> = z.lazy(() =>
   z.object({
     title: z.string(),
@@ -60,7 +88,7 @@ export const step: z.ZodType<Step> = z.lazy(() =>
     error: z.object({ message: z.string() }).nullable(),
     steps: z.array(step).optional(),
   }),
-);
+).meta({ id: 'Step' });
 
 export const annotation = z.object({
   type: z.string().min(1).max(LIMITS.nameChars),
@@ -82,7 +110,7 @@ export const testCreate = z.object({
   tags: z.array(z.string().min(1).max(LIMITS.nameChars)).max(100).optional(),
   annotations: z.array(annotation).max(100).optional(),
   error: testErrorInput.nullable().optional(),
-  steps: z.array(stepInput).max(10_000).optional(),
+  steps: stepsOfTest.optional(),
   stdout: cappedText(LIMITS.outputBytes).optional(),
   stderr: cappedText(LIMITS.outputBytes).optional(),
 });

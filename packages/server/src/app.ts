@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { mountStorage } from './artifacts/download.js';
 import { createLocalArtifactStore } from './artifacts/localStore.js';
 import { createAuthzRepo } from './authz/repo.js';
@@ -8,17 +7,16 @@ import { createAuthz } from './authz/service.js';
 import { resolveConfig, type ConfigInput, type ServerConfig } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { createEventBus } from './events/bus.js';
-import { toErrorResponse } from './http/errorHandler.js';
+import { mountEdge } from './http/edge.js';
+import { errorHandler } from './http/errorHandler.js';
+import { notFound } from './http/notFound.js';
 import { buildOpenApi } from './http/openapi.js';
-import { API_PREFIX, mountEndpoints } from './http/router.js';
-import { newId } from './lib/ids.js';
+import { API_PREFIX } from './http/paths.js';
+import { mountEndpoints } from './http/router.js';
 import { createMailer } from './mail/mailer.js';
 import { handlers } from './routes.js';
 import { createServices, type Services } from './services.js';
 import { mountPages } from './web/pages.js';
-
-/** JSON bodies above this are refused with 413; artifacts go through the streaming upload instead. */
-const MAX_JSON_BODY = 64 * 1024 * 1024;
 
 export interface TestReportApp {
   app: Hono;
@@ -49,16 +47,7 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   });
 
   const app = new Hono();
-  app.use('*', async (c, next) => {
-    c.header('X-Request-Id', c.req.header('x-request-id')?.slice(0, 100) || newId());
-    c.header('X-Content-Type-Options', 'nosniff');
-    if (config.publicUrl.startsWith('https://')) c.header('Strict-Transport-Security', 'max-age=31536000');
-    await next();
-  });
-  const jsonBodyLimit = bodyLimit({ maxSize: MAX_JSON_BODY, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) });
-  // Uploads stream past this limit on purpose: the route enforces each artifact type's own cap while streaming.
-  app.use(`${API_PREFIX}/*`, (c, next) => (c.req.path === `${API_PREFIX}/upload` ? next() : jsonBodyLimit(c, next)));
-  app.use('/auth/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) }));
+  mountEdge(app, config);
   app.get('/healthz', async (c) => {
     await db.selectFrom('users').select('id').limit(1).execute();
     return c.json({ status: 'ok' });
@@ -67,8 +56,8 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   mountEndpoints(app, services, handlers);
   mountStorage(app, services);
   mountPages(app);
-  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
-  app.onError((err, c) => toErrorResponse(err, c, logger));
+  app.notFound(notFound);
+  app.onError(errorHandler(logger));
 
   let jobsRunning = false;
   return {

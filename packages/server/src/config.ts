@@ -21,6 +21,14 @@ export interface ServerConfig {
   smtpUrl: string | null;
   tlsCert: string | null;
   tlsKey: string | null;
+  /** Time a client has to send all request headers (Node's headersTimeout); then 408 and close. */
+  headersTimeoutMs: number;
+  /** Longest silence allowed while a request body arrives; a stalled upload is cut off after it. */
+  bodyTimeoutMs: number;
+  /** Time a client has to send a whole request, body included (Node's requestTimeout); 0 = none. */
+  requestTimeoutMs: number;
+  /** Open connections beyond this are closed as they arrive. */
+  maxConnections: number;
   /** Injectable clock: retention, expiry and rate-limit tests move time without sleeping. */
   now: () => Date;
   logger: Logger;
@@ -58,6 +66,10 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     smtpUrl: input.smtpUrl ?? env.TESTREPORT_SMTP_URL ?? null,
     tlsCert: input.tlsCert ?? env.TESTREPORT_TLS_CERT ?? null,
     tlsKey: input.tlsKey ?? env.TESTREPORT_TLS_KEY ?? null,
+    headersTimeoutMs: input.headersTimeoutMs ?? num(env.TESTREPORT_HEADERS_TIMEOUT_MS, 30_000),
+    bodyTimeoutMs: input.bodyTimeoutMs ?? num(env.TESTREPORT_BODY_TIMEOUT_MS, 30_000),
+    requestTimeoutMs: input.requestTimeoutMs ?? num(env.TESTREPORT_REQUEST_TIMEOUT_MS, 30 * 60_000),
+    maxConnections: input.maxConnections ?? num(env.TESTREPORT_MAX_CONNECTIONS, 1_000),
     now: input.now ?? (() => new Date()),
     logger: input.logger ?? createLogger(),
     backgroundJobs: input.backgroundJobs ?? true,

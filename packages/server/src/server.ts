@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type TestReportApp } from './app.js';
 import type { ConfigInput } from './config.js';
+import { applyConnectionLimits, serverOptions } from './connectionLimits.js';
 
 export interface RunningServer extends TestReportApp {
   /** {app_url}, e.g. http://localhost:43121 */
@@ -24,11 +26,13 @@ export async function startServer(input: ConfigInput = {}): Promise<RunningServe
         fetch: created.fetch,
         port: config.port,
         hostname: config.host,
-        ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
+        serverOptions: { ...serverOptions(config), ...tls },
+        ...(tls ? { createServer: createHttpsServer } : {}),
       },
       () => resolve(s),
     );
   });
+  applyConnectionLimits(server as Server, config);
   const port = (server.address() as AddressInfo).port;
   if (!config.publicUrl) {
     const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' || config.host === '::' ? 'localhost' : config.host;

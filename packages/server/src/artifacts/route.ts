@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { ARTIFACT_RULES, uploadFields } from '@testreport/contract';
 import type { Handlers } from '../http/handler.js';
 import { parseWith } from '../http/validation.js';
-import { ValidationError } from '../lib/errors.js';
+import { AppError, ValidationError } from '../lib/errors.js';
 
 const MAX_FIELD_BYTES = 1024;
 
@@ -21,6 +21,8 @@ interface FilePart {
   fields: Record<string, string>;
   file: Readable;
   fileName: string | undefined;
+  /** Set when the multipart framing broke after the file was handed over (e.g. no closing boundary). */
+  framingError(): Error | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     let settled = false;
+    let framingError: Error | undefined;
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
@@ -53,9 +56,13 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
         return;
       }
       settled = true;
-      resolve({ fields, file, fileName: info.filename });
+      file.on('error', (err: Error) => (framingError ??= err));
+      resolve({ fields, file, fileName: info.filename, framingError: () => framingError });
     });
-    parser.on('error', (err) => fail(new ValidationError('body', 'invalid_value', `Malformed multipart body: ${(err as Error).message}`)));
+    parser.on('error', (err) => {
+      framingError ??= err as Error;
+      fail(new ValidationError('body', 'invalid_value', `Malformed multipart body: ${(err as Error).message}`));
+    });
     parser.on('close', () => fail(new ValidationError('file', 'required', 'The multipart body has no part named "file"')));
     source.on('error', fail);
     source.pipe(parser);
@@ -93,6 +100,9 @@ export const artifactsHandlers: Handlers<'artifacts.upload' | 'artifacts.list'> 
       return await services.artifacts.store(fields, part.file, part.fileName);
     } catch (err) {
       discardRest(source, part?.file);
+      // A body cut short fails inside the store as a plain stream error: it is the client's input.
+      const framing = part?.framingError();
+      if (framing && !(err instanceof AppError)) throw new ValidationError('body', 'invalid_value', `Malformed multipart body: ${framing.message}`);
       throw err;
     }
   },

@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
+import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../lib/logger.js';
 import { AppError } from '../lib/errors.js';
+import './context.js';
 
 /** The one place where errors become the envelope of decisions §3. Never leaks a stack trace. */
 export function toErrorResponse(err: unknown, c: Context, logger: Logger): Response {
@@ -15,6 +16,11 @@ export function toErrorResponse(err: unknown, c: Context, logger: Logger): Respo
   if (err instanceof HTTPException && err.status < 500) {
     return c.json({ error: { code: 'VALIDATION_ERROR', message: err.message || 'Bad request', details: { field: 'body', reason: 'invalid_value' } } }, 400);
   }
-  logger.error(`unexpected error on ${c.req.method} ${c.req.path}`, err instanceof Error ? { message: err.message, stack: err.stack } : err);
+  const requestId = c.get('requestId');
+  const detail = err instanceof Error ? { requestId, message: err.message, stack: err.stack } : { requestId, error: err };
+  logger.error(`unexpected error on ${c.req.method} ${c.req.path}`, detail);
   return c.json({ error: { code: 'INTERNAL_ERROR', message: 'Unexpected server error' } }, 500);
 }
+
+/** For `app.onError`. */
+export const errorHandler = (logger: Logger): ErrorHandler => (err, c) => toErrorResponse(err, c, logger);

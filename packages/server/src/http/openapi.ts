@@ -1,17 +1,50 @@
 import { z } from 'zod';
 import { endpoints, errorBody, operationIds, type EndpointDef } from '@testreport/contract';
-import { API_PREFIX } from './router.js';
+import { API_PREFIX } from './paths.js';
 
-const toSchema = (s: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+type JsonSchema = Record<string, unknown>;
+const COMPONENTS = '#/components/schemas/';
+
+/**
+ * Collects the schemas zod extracts into `$defs` (those with a `.meta({ id })`, which every
+ * recursive schema of the contract has) as `components/schemas`, and points their refs there: a
+ * `#/$defs/…` ref inside an OpenAPI document would resolve against the document's root.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  toSchema(s: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const json = z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
+    const { $defs, $schema: _dialect, ...schema } = json as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    for (const [name, def] of Object.entries($defs ?? {})) {
+      // An id-less cycle gets a generated name (`__schema0`) that differs from one schema to the next.
+      if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new Error(`Schema ${name} needs .meta({ id }) in the contract to become an OpenAPI component`);
+      const component = rewriteRefs(def) as JsonSchema;
+      const known = this.schemas[name];
+      if (known && JSON.stringify(known) !== JSON.stringify(component)) throw new Error(`Two different schemas are both named ${name}`);
+      this.schemas[name] = component;
+    }
+    return rewriteRefs(schema) as JsonSchema;
+  }
+}
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? COMPONENTS + v.slice('#/$defs/'.length) : rewriteRefs(v);
+  }
+  return out;
+}
 
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
-function parameters(def: EndpointDef) {
+function parameters(def: EndpointDef, components: Components) {
   const out: unknown[] = [];
   for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
     if (!schema) continue;
-    const json = toSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    const json = components.toSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, s] of Object.entries(json.properties ?? {})) {
       out.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: s });
     }
@@ -19,37 +52,32 @@ function parameters(def: EndpointDef) {
   return out;
 }
 
+function requestBody(def: EndpointDef, components: Components) {
+  if (def.body) return { required: true, content: { 'application/json': { schema: components.toSchema(def.body, 'input') } } };
+  if (!def.multipart) return undefined;
+  const s = components.toSchema(def.multipart, 'input') as { properties: Record<string, unknown>; required: string[] };
+  const schema = { ...s, properties: { ...s.properties, file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: [...s.required, 'file'] };
+  return { required: true, content: { 'multipart/form-data': { schema } } };
+}
+
 /** OpenAPI 3.1, generated from the same zod schemas that validate requests (decisions §1). */
 export function buildOpenApi(appUrl: string) {
+  const components = new Components();
   const paths: Record<string, Record<string, unknown>> = {};
-  const error = { description: 'Error', content: { 'application/json': { schema: toSchema(errorBody, 'output') } } };
+  const error = { description: 'Error', content: { 'application/json': { schema: components.toSchema(errorBody, 'output') } } };
   for (const op of operationIds) {
     const def: EndpointDef = endpoints[op];
     const path = openApiPath((def.base === 'api' ? API_PREFIX : '') + def.path);
-    const requestBody = def.body
-      ? { required: true, content: { 'application/json': { schema: toSchema(def.body, 'input') } } }
-      : def.multipart
-        ? {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: (() => {
-                  const s = toSchema(def.multipart, 'input') as { properties: Record<string, unknown>; required: string[] };
-                  return { ...s, properties: { ...s.properties, file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: [...s.required, 'file'] };
-                })(),
-              },
-            },
-          }
-        : undefined;
+    const body = requestBody(def, components);
     (paths[path] ??= {})[def.method.toLowerCase()] = {
       operationId: op,
       summary: def.summary,
       tags: [op.split('.')[0]],
       security: def.auth === 'public' ? [] : def.auth === 'user' ? [{ session: [] }] : [{ apiKey: [] }, { session: [] }],
-      parameters: parameters(def),
-      ...(requestBody ? { requestBody } : {}),
+      parameters: parameters(def, components),
+      ...(body ? { requestBody: body } : {}),
       responses: {
-        [String(def.status)]: { description: 'OK', content: { 'application/json': { schema: toSchema(def.response, 'output') } } },
+        [String(def.status)]: { description: 'OK', content: { 'application/json': { schema: components.toSchema(def.response, 'output') } } },
         '400': error, '401': error, '403': error, '404': error, '429': error,
       },
     };
@@ -59,6 +87,7 @@ export function buildOpenApi(appUrl: string) {
     info: { title: 'testreport API', version: '1.0.0', description: 'Test-results reporting: runs, tests, suites, flakiness, artifacts, webhooks.' },
     servers: [{ url: appUrl || '/' }],
     components: {
+      schemas: components.schemas,
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         session: { type: 'apiKey', in: 'cookie', name: 'testreport_session' },

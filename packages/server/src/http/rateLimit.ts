@@ -1,5 +1,8 @@
+import type { MiddlewareHandler } from 'hono';
 import { RATE_GROUPS, type RateGroup } from '@testreport/contract';
+import { principalScope } from '../authz/principal.js';
 import { RateLimitedError } from '../lib/errors.js';
+import './context.js';
 
 const WINDOW_MS = 60_000;
 
@@ -48,3 +51,18 @@ export function createRateLimiter(now: () => Date) {
   };
 }
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/**
+ * Counts the request against its rate-limit group: per IP for the auth group (no caller is known
+ * yet), per API key or user otherwise. Sends the RateLimit-* headers; a 429 is thrown.
+ */
+export function rateLimit(group: RateGroup, limiter: () => RateLimiter | null): MiddlewareHandler {
+  return async function rateLimit(c, next) {
+    const l = limiter();
+    if (l) {
+      const caller = group === 'auth' ? `ip:${c.get('clientIp')}` : principalScope(c.get('principal'));
+      for (const [k, v] of Object.entries(l.hit(caller, group))) c.header(k, v);
+    }
+    await next();
+  };
+}

@@ -141,6 +141,39 @@ describe('counts, passRate and finishing', () => {
     expect(finished.map((x) => x.id)).toEqual([done.id, run.id, c.id]);
   });
 
+  it('refuses counts that do not add up after the PATCH with a 400 naming the field, and keeps the run as it was', async () => {
+    const run = await createRun(t);
+    await postTests(t, [
+      testBody(run.id, t.projectId, { title: 'a', fullTitle: 'a', status: 'passed' }),
+      testBody(run.id, t.projectId, { title: 'b', fullTitle: 'b', status: 'passed' }),
+      testBody(run.id, t.projectId, { title: 'c', fullTitle: 'c', status: 'failed' }),
+    ]);
+    const before = (await t.api('GET', `/runs/${run.id}`, { auth: t.apiKey })).body;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ totalTests: 4, passedTests: 10 }, 'passedTests'],
+      // Checked against the counts the run will have: 3 stored tests, so 5 passed cannot be.
+      [{ passedTests: 5, status: 'passed' }, 'passedTests'],
+      [{ failedTests: 4 }, 'failedTests'],
+      // 2 passed + 1 failed are stored: a total of 2 is smaller than its parts.
+      [{ totalTests: 2 }, 'totalTests'],
+      [{ totalTests: 4, passedTests: 2, failedTests: 1, skippedTests: 1, flakyTests: 1 }, 'totalTests'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.details).toMatchObject({ field, reason: 'out_of_range' });
+      expect(res.body.error.message).toContain(field);
+    }
+    const after = (await t.api('GET', `/runs/${run.id}`, { auth: t.apiKey })).body;
+    expect(after).toEqual(before);
+
+    const ok = await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { totalTests: 5, passedTests: 2, failedTests: 1, skippedTests: 1, flakyTests: 1 } });
+    expect(ok.status).toBe(200);
+    // Later PATCHes are checked against the stored counts.
+    const tooMany = await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { skippedTests: 3 } });
+    expect(tooMany.body.error.details).toMatchObject({ field: 'skippedTests', reason: 'out_of_range' });
+  });
+
   it('refuses unknown statuses and negative counts on PATCH, and unknown runs with 404', async () => {
     const run = await createRun(t);
     for (const body of [{ status: 'done' }, { totalTests: -1 }, { duration: 'long' }]) {

@@ -5,10 +5,13 @@ import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toJson } from '../lib/json.js';
+import { checkCounts } from './counts.js';
 import { toRun, toRunListItem } from './present.js';
 import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
 
 const FINISHED = new Set(['passed', 'failed', 'cancelled']);
+const COUNT_FIELDS = ['totalTests', 'passedTests', 'failedTests', 'skippedTests', 'flakyTests'] as const;
+const COUNT_COLUMNS = ['total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests'] as const;
 
 /**
  * Removes runs with everything they own: rows in one transaction, then the artifact files. A file
@@ -120,8 +123,13 @@ export function createRunService(deps: Deps) {
         if (patch.duration !== undefined) set.duration = patch.duration;
         const finishes = current.status === 'running' && patch.status !== undefined && FINISHED.has(patch.status);
         if (finishes) set.finished_at = at;
+        const after = { ...current, ...set } as RunRow;
+        if (COUNT_FIELDS.some((f) => patch[f] !== undefined)) {
+          const derived = COUNT_COLUMNS.some((col) => after[col] === null) ? (await txRepo.statusCounts([id])).get(id)! : NO_TESTS;
+          checkCounts(after, derived, patch);
+        }
         await txRepo.update(id, set);
-        return { row: { ...current, ...set } as RunRow, finished: finishes };
+        return { row: after, finished: finishes };
       });
       if (finished) await announceFinish(row);
       return present(row);

@@ -1,0 +1,29 @@
+import type { Hono } from 'hono';
+import { except } from 'hono/combine';
+import type { ServerConfig } from '../config.js';
+import { maxBody } from './bodyLimits.js';
+import { clientIp } from './clientIp.js';
+import { sameOriginForms } from './csrf.js';
+import { API_PREFIX } from './paths.js';
+import { requestId } from './requestId.js';
+import { securityHeaders } from './securityHeaders.js';
+
+/** JSON bodies above this are refused with 413; artifacts go through the streaming upload instead. */
+export const MAX_JSON_BODY = 64 * 1024 * 1024;
+/** Account requests are small; a big body there is an attack, not a use. */
+export const MAX_AUTH_BODY = 64 * 1024;
+
+/**
+ * The middleware every request passes before its route, in this order (docs/architecture.md):
+ * request id → security headers → client address → body limits → same-origin check of dashboard
+ * form posts. Each route then adds its own stages (`router.ts`).
+ */
+export function mountEdge(app: Hono, config: ServerConfig) {
+  const appUrl = () => config.publicUrl;
+  app.use('*', requestId(), securityHeaders(appUrl), clientIp());
+  // Uploads stream past the JSON limit on purpose: the route enforces each artifact type's own cap while streaming.
+  app.use(`${API_PREFIX}/*`, except(`${API_PREFIX}/upload`, maxBody(MAX_JSON_BODY)));
+  app.use('/auth/*', maxBody(MAX_AUTH_BODY));
+  // /api/v1 keeps its own rule (JSON-only cookie writes, see csrf.ts); everything else is the dashboard.
+  app.use('*', except(`${API_PREFIX}/*`, sameOriginForms(appUrl)));
+}

@@ -1,0 +1,22 @@
+import type { MiddlewareHandler } from 'hono';
+import type { EndpointDef } from '@testreport/contract';
+import { readJson } from './jsonBody.js';
+import { parseWith } from './validation.js';
+import './context.js';
+
+/** Parses params, query and JSON body with the operation's schemas and stores them as `input` (400 on the first bad field). */
+export function validateRequest(def: EndpointDef): MiddlewareHandler {
+  return async function validateRequest(c, next) {
+    const params = def.params ? parseWith(def.params, c.req.param()) : undefined;
+    const query = def.query ? parseWith(def.query, c.req.query()) : undefined;
+    let raw = '';
+    let body: unknown;
+    if (def.body) {
+      const json = await readJson(c);
+      raw = json.raw;
+      body = parseWith(def.body, json.value);
+    }
+    c.set('input', { params, query, body, raw });
+    await next();
+  };
+}
