@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config.js';
 import { newId } from '../lib/ids.js';
 import { startSwift, type SwiftS3 } from '../testing/swift.js';
-import { createS3ArtifactStore, createS3Client } from './s3Store.js';
+import { createS3ArtifactStore } from './s3Store.js';
 import { artifactStoreContract, readAll } from './storeContract.js';
 import { parseS3Url, storeFromConfig } from './storeFromConfig.js';
 
@@ -18,10 +18,9 @@ let admin: S3Client;
 beforeAll(async () => {
   swift = await startSwift();
   bucket = await swift.createBucket();
-  admin = createS3Client(swift.connection);
+  admin = swift.client;
 }, 120_000);
 afterAll(async () => {
-  admin?.destroy();
   await swift?.close();
 });
 

@@ -99,7 +99,7 @@ export function artifactStoreContract(name: string, open: () => Promise<StoreUnd
 
     it('enforces the size cap while streaming: the put fails and nothing is stored', async () => {
       const { store, leftovers } = await open();
-      // A screenshot may be 5 MB: a 7 MB JPEG crosses the cap after a full upload part has been read.
+      // A screenshot may be 5 MB: a 7 MB JPEG fails the stream once a full 5 MiB part has been buffered.
       const inspector = createArtifactInspector('screenshot');
       pipeline(chunked(jpeg(7 * MB), MB), inspector.stream).catch(() => {});
       const key = 'projects/p/runs/r/too-big';
@@ -108,7 +108,7 @@ export function artifactStoreContract(name: string, open: () => Promise<StoreUnd
       expect(await leftovers()).toEqual([]);
     });
 
-    it('leaves nothing behind when the body fails, before or after a full upload part', async () => {
+    it('leaves nothing behind when the body fails, before or after a full upload part (an aborted multipart upload on S3)', async () => {
       const { store, leftovers } = await open();
       for (const [key, sent] of [['projects/p/runs/r/small', 1000], ['projects/p/runs/r/large', 8 * MB]] as const) {
         await expect(store.put(key, failingAfter(randomBytes(sent)))).rejects.toThrow('client went away');

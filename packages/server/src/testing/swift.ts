@@ -4,7 +4,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createS3Client, type S3ConnectionOptions } from '../artifacts/s3Store.js';
 import { accountConf, BUILD_RINGS_PY, containerConf, objectConf, proxyConf, RUN_SERVER_PY, swiftConf, SWIFT_REGION, SWIFT_S3_CREDENTIALS, type SwiftLayout, type SwiftPorts } from './swiftConfig.js';
 
@@ -20,6 +20,8 @@ export interface SwiftS3 {
   endpoint: string;
   /** Endpoint, region, path-style and credentials, ready for `createS3Client` or the server's config. */
   connection: S3ConnectionOptions & { endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  /** A client with the tempauth credentials, for checking what is (not) in a bucket. */
+  client: S3Client;
   /** Creates a bucket with a fresh name and returns the name. */
   createBucket(): Promise<string>;
   close(): Promise<void>;
@@ -115,6 +117,7 @@ export async function startSwift(): Promise<SwiftS3> {
   return {
     endpoint,
     connection,
+    client: admin,
     async createBucket() {
       const name = `testreport-${process.pid}-${++buckets}`;
       await admin.send(new CreateBucketCommand({ Bucket: name }));
