@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -81,20 +81,22 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
   };
 
   return {
-    async put(key, body: Readable) {
+    async put(key, body) {
       const Key = objectKey(key);
       // Length is unknown until the stream ends: lib-storage sends one PutObject for a body under one
       // part, a multipart upload otherwise, and aborts that upload (removing its parts) when the body
       // fails, e.g. because the artifact inspector passed the type's size cap mid-stream.
+      // Counted on the way through; an error of the body reaches the upload after every byte sent
+      // before it (a pipe into a destroyed Transform would drop those), so the abort is of what was begun.
       let size = 0;
-      const counted = new Transform({
-        transform(chunk: Buffer, _enc, cb) {
-          size += chunk.length;
-          cb(null, chunk);
-        },
-      });
-      body.on('error', (err) => counted.destroy(err));
-      body.pipe(counted);
+      const counted = Readable.from(
+        (async function* () {
+          for await (const chunk of body) {
+            size += (chunk as Buffer).length;
+            yield chunk as Buffer;
+          }
+        })(),
+      );
       const upload = new Upload({ client, params: { Bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
       await upload.done();
       return { size };

@@ -29,12 +29,16 @@ const chunked = (bytes: Buffer, chunkSize = 256 * 1024) =>
     })(),
   );
 
-/** A body that sends `bytes` and then fails, as when an uploading client goes away. */
+/** A body that sends `bytes` and fails when asked for more, as when an uploading client goes away. */
 function failingAfter(bytes: Buffer): Readable {
-  const body = new Readable({ read() {} });
-  body.push(bytes);
-  setImmediate(() => body.destroy(new Error('client went away')));
-  return body;
+  let sent = false;
+  return new Readable({
+    read() {
+      if (sent) this.destroy(new Error('client went away'));
+      else this.push(bytes);
+      sent = true;
+    },
+  });
 }
 
 /**
@@ -80,7 +84,7 @@ export function artifactStoreContract(name: string, open: () => Promise<StoreUnd
       expect(await store.size('projects/p/runs/r/b')).toBe(1);
     });
 
-    it(`deletes all ${opts.manyKeys} keys under a prefix (several list pages and delete batches) and nothing beside it`, async () => {
+    it(`deletes all ${opts.manyKeys} keys under a prefix and nothing beside it`, async () => {
       const { store, leftovers } = await open();
       const keys = Array.from({ length: opts.manyKeys }, (_, i) => `projects/p/runs/r1/a${String(i).padStart(4, '0')}`);
       for (let i = 0; i < keys.length; i += 25) {
