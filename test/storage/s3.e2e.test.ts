@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { TestReportClient } from '@testreport/client';
 import { generated, jpeg, startSwift, startTestServer, upload, webm, zip, type SwiftS3, type TestServer } from '@testreport/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,22 +14,12 @@ const MB = 1024 * 1024;
 const DAY = 86_400_000;
 
 let swift: SwiftS3;
-let bucket: string;
-let admin: S3Client;
-
 beforeAll(async () => {
   swift = await startSwift();
-  bucket = await swift.createBucket();
-  admin = swift.client;
 }, 120_000);
-afterAll(async () => {
-  await swift?.close();
-});
+afterAll(() => swift?.close());
 
-async function keysUnder(prefix: string): Promise<string[]> {
-  const page = await admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  return (page.Contents ?? []).map((c) => c.Key!);
-}
+const keysUnder = (prefix: string) => swift.contents(swift.bucket, prefix);
 
 /** `reporter-server serve` from dist, its first-run credentials read from stdout. */
 async function serveBinary(args: string[], env: Record<string, string>) {
@@ -65,7 +55,7 @@ async function serveBinary(args: string[], env: Record<string, string>) {
 
 describe('server with --storage s3://… on a real S3-compatible server', () => {
   it('stores an upload in the bucket, serves ranges through the signed link, and deletes the objects with the run', async () => {
-    const server = await serveBinary(['--storage', `s3://${bucket}/e2e`], {
+    const server = await serveBinary(['--storage', `s3://${swift.bucket}/e2e`], {
       AWS_ENDPOINT_URL_S3: swift.endpoint,
       AWS_REGION: swift.connection.region,
       AWS_ACCESS_KEY_ID: swift.connection.credentials.accessKeyId,
@@ -82,7 +72,7 @@ describe('server with --storage s3://… on a real S3-compatible server', () => 
 
       const runPrefix = `e2e/projects/${server.projectId}/runs/${run.id}/`;
       expect(await keysUnder(runPrefix)).toEqual([`${runPrefix}${artifact.id}`]);
-      const head = await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: `${runPrefix}${artifact.id}` }));
+      const head = await swift.client.send(new HeadObjectCommand({ Bucket: swift.bucket, Key: `${runPrefix}${artifact.id}` }));
       expect(head.ContentLength).toBe(video.length);
 
       const { data } = await client.artifacts.list({ runId: run.id });
@@ -112,7 +102,7 @@ describe('S3 store in a running server: redirects, retention and project deletio
     const { endpoint, region, credentials } = swift.connection;
     t = await startTestServer({
       now: () => clock,
-      storage: `s3://${bucket}/inproc`,
+      storage: `s3://${swift.bucket}/inproc`,
       s3: { endpoint, region, forcePathStyle: true, accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, redirectDownloads: true },
     });
   });
@@ -133,7 +123,7 @@ describe('S3 store in a running server: redirects, retention and project deletio
     const { artifact, content } = await uploadTrace(runId);
     const redirect = await fetch(artifact.url, { redirect: 'manual' });
     expect(redirect.status).toBe(302);
-    expect(redirect.headers.get('location')).toMatch(new RegExp(`^${swift.endpoint}/${bucket}/inproc/projects/`));
+    expect(redirect.headers.get('location')).toMatch(new RegExp(`^${swift.endpoint}/${swift.bucket}/inproc/projects/`));
 
     const ranged = await fetch(artifact.url, { headers: { Range: 'bytes=0-3' } });
     expect(ranged.status).toBe(206);
@@ -150,10 +140,7 @@ describe('S3 store in a running server: redirects, retention and project deletio
     const res = await upload(t, { auth: t.apiKey, fields: { type: 'screenshot', runId, projectId: t.projectId }, fileName: 'big.jpg', content: generated(jpeg(), 7 * MB) });
     expect(res.status).toBe(413);
     expect(res.body.error.details).toMatchObject({ field: 'file', maxBytes: 5 * MB });
-    const runPrefix = `${prefix}projects/${t.projectId}/runs/${runId}/`;
-    expect(await keysUnder(runPrefix)).toEqual([]);
-    const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: runPrefix }));
-    expect(uploads.Uploads ?? []).toEqual([]);
+    expect(await keysUnder(`${prefix}projects/${t.projectId}/runs/${runId}/`)).toEqual([]); // no object, no unfinished upload
   });
 
   it('retention sweeps and project deletion remove the objects', async () => {

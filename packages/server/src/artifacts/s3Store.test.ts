@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config.js';
 import { newId } from '../lib/ids.js';
@@ -12,31 +12,13 @@ import { artifactStoreContract, readAll } from './storeContract.js';
 import { parseS3Url, storeFromConfig } from './storeFromConfig.js';
 
 let swift: SwiftS3;
-let bucket: string;
-let admin: S3Client;
-
 beforeAll(async () => {
   swift = await startSwift();
-  bucket = await swift.createBucket();
-  admin = swift.client;
 }, 120_000);
-afterAll(async () => {
-  await swift?.close();
-});
+afterAll(() => swift?.close());
 
 /** Objects and unfinished multipart uploads under `prefix`, with the prefix taken off. */
-async function leftoversUnder(prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let ContinuationToken: string | undefined;
-  do {
-    const page = await admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }));
-    found.push(...(page.Contents ?? []).map((c) => c.Key!.slice(prefix.length)));
-    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (ContinuationToken);
-  const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-  found.push(...(uploads.Uploads ?? []).map((u) => `unfinished upload of ${u.Key}`));
-  return found;
-}
+const leftoversUnder = async (prefix: string) => (await swift.contents(swift.bucket, prefix)).map((k) => k.replace(prefix, ''));
 
 // Each test gets its own prefix in the shared bucket, so "nothing left behind" is exact per test. Batches
 // of 50 make 160 keys cross three list pages and DeleteObjects requests (a thousand single PUTs to a
@@ -45,15 +27,15 @@ artifactStoreContract(
   'S3 (OpenStack Swift s3api)',
   async () => {
     const prefix = `contract-${newId()}/`;
-    return { store: createS3ArtifactStore({ ...swift.connection, bucket, prefix, deleteBatchSize: 50 }), leftovers: () => leftoversUnder(prefix) };
+    return { store: createS3ArtifactStore({ ...swift.connection, bucket: swift.bucket, prefix, deleteBatchSize: 50 }), leftovers: () => leftoversUnder(prefix) };
   },
   { manyKeys: 160 },
 );
 
 describe('S3 artifact store', () => {
   it('keeps installations sharing a bucket apart by prefix', async () => {
-    const a = createS3ArtifactStore({ ...swift.connection, bucket, prefix: 'install-a/' });
-    const b = createS3ArtifactStore({ ...swift.connection, bucket, prefix: 'install-b/' });
+    const a = createS3ArtifactStore({ ...swift.connection, bucket: swift.bucket, prefix: 'install-a/' });
+    const b = createS3ArtifactStore({ ...swift.connection, bucket: swift.bucket, prefix: 'install-b/' });
     await a.put('projects/p/runs/r/x', Readable.from(['a']));
     await b.put('projects/p/runs/r/x', Readable.from(['bb']));
     await a.deletePrefix('projects/p/');
@@ -63,7 +45,7 @@ describe('S3 artifact store', () => {
   });
 
   it('serves an object through a presigned URL, with Range and the given headers, and only unaltered', async () => {
-    const store = createS3ArtifactStore({ ...swift.connection, bucket, prefix: 'presign/' });
+    const store = createS3ArtifactStore({ ...swift.connection, bucket: swift.bucket, prefix: 'presign/' });
     await store.put('projects/p/runs/r/t', Readable.from(['0123456789']));
     const url = await store.presignGet!('projects/p/runs/r/t', { expiresInSeconds: 60, contentType: 'application/zip', contentDisposition: 'attachment; filename="trace.zip"' });
     const ranged = await fetch(url, { headers: { Range: 'bytes=2-5' } });
@@ -77,7 +59,7 @@ describe('S3 artifact store', () => {
 
   it('check() fails for a missing bucket or wrong credentials, and so do writes', async () => {
     await expect(createS3ArtifactStore({ ...swift.connection, bucket: 'no-such-bucket', prefix: '' }).check()).rejects.toThrow();
-    const wrong = createS3ArtifactStore({ ...swift.connection, credentials: { accessKeyId: 'test:tester', secretAccessKey: 'wrong' }, bucket, prefix: 'wrong/' });
+    const wrong = createS3ArtifactStore({ ...swift.connection, credentials: { accessKeyId: 'test:tester', secretAccessKey: 'wrong' }, bucket: swift.bucket, prefix: 'wrong/' });
     await expect(wrong.check()).rejects.toThrow();
     await expect(wrong.put('projects/p/runs/r/x', Readable.from(['x']))).rejects.toThrow();
     expect(await leftoversUnder('wrong/')).toEqual([]);
@@ -85,7 +67,7 @@ describe('S3 artifact store', () => {
 
   it('is what the server uses for TESTREPORT_STORAGE=s3://…, configured by the AWS variables', async () => {
     const env = {
-      TESTREPORT_STORAGE: `s3://${bucket}/from-env/deep`,
+      TESTREPORT_STORAGE: `s3://${swift.bucket}/from-env/deep`,
       AWS_ENDPOINT_URL: 'http://127.0.0.1:1', // AWS_ENDPOINT_URL_S3 wins over the all-services endpoint
       AWS_ENDPOINT_URL_S3: swift.endpoint,
       AWS_REGION: swift.connection.region,
@@ -97,7 +79,7 @@ describe('S3 artifact store', () => {
     const store = storeFromConfig(config);
     await store.check();
     await store.put('projects/p/runs/r/a', Readable.from(['hi']));
-    const head = await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: 'from-env/deep/projects/p/runs/r/a' }));
+    const head = await swift.client.send(new HeadObjectCommand({ Bucket: swift.bucket, Key: 'from-env/deep/projects/p/runs/r/a' }));
     expect(head.ContentLength).toBe(2);
     expect((await readAll(await store.get('projects/p/runs/r/a'))).toString()).toBe('hi');
   });
@@ -105,7 +87,7 @@ describe('S3 artifact store', () => {
   it('refuses a storage setting that is not s3://bucket[/prefix], naming the expected form', () => {
     expect(parseS3Url('s3://my-bucket')).toEqual({ bucket: 'my-bucket', prefix: '' });
     expect(parseS3Url('s3://my-bucket/a/b/')).toEqual({ bucket: 'my-bucket', prefix: 'a/b/' });
-    for (const bad of ['file:///tmp/x', 's3://', 's3://Upper', 's3://b/../x', 's3://bucket//x', 'bucket/prefix']) {
+    for (const bad of ['file:///tmp/x', 's3://', 's3://Upper', 's3://bucket/../x', 's3://bucket//x', 'bucket/prefix']) {
       expect(() => parseS3Url(bad)).toThrow('storage must be s3://<bucket>[/<prefix>]');
     }
     const config = resolveConfig({ dataDir: mkdtempSync(join(tmpdir(), 'testreport-')), storage: 's3://bucket', s3: { accessKeyId: 'only-the-id', secretAccessKey: null } }, {});

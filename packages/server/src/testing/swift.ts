@@ -4,9 +4,9 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { createS3Client, type S3ConnectionOptions } from '../artifacts/s3Store.js';
-import { accountConf, BUILD_RINGS_PY, containerConf, objectConf, proxyConf, RUN_SERVER_PY, swiftConf, SWIFT_REGION, SWIFT_S3_CREDENTIALS, type SwiftLayout, type SwiftPorts } from './swiftConfig.js';
+import { BUILD_RINGS_PY, proxyConf, storageServerConf, RUN_SERVER_PY, swiftConf, SWIFT_REGION, SWIFT_S3_CREDENTIALS, type SwiftLayout, type SwiftPorts } from './swiftConfig.js';
 
 const run = promisify(execFile);
 
@@ -22,8 +22,10 @@ export interface SwiftS3 {
   connection: S3ConnectionOptions & { endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** A client with the tempauth credentials, for checking what is (not) in a bucket. */
   client: S3Client;
-  /** Creates a bucket with a fresh name and returns the name. */
-  createBucket(): Promise<string>;
+  /** Keys of the objects under `prefix`, then `unfinished upload of <key>` for each open multipart upload. */
+  contents(bucket: string, prefix: string): Promise<string[]>;
+  /** A bucket created at start. */
+  bucket: string;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function startSwift(): Promise<SwiftS3> {
   writeFileSync(join(dir, 'swift.conf'), swiftConf());
   writeFileSync(join(dir, 'run_server.py'), RUN_SERVER_PY);
   writeFileSync(join(dir, 'build_rings.py'), BUILD_RINGS_PY);
-  const confs = { 'account-server': accountConf(layout), 'container-server': containerConf(layout), 'object-server': objectConf(layout), 'proxy-server': proxyConf(layout) };
+  const confs = { 'account-server': storageServerConf(layout, 'account'), 'container-server': storageServerConf(layout, 'container'), 'object-server': storageServerConf(layout, 'object'), 'proxy-server': proxyConf(layout) };
   for (const [name, text] of Object.entries(confs)) writeFileSync(join(dir, `${name}.conf`), text);
 
   const children: ChildProcess[] = [];
@@ -113,16 +115,30 @@ export async function startSwift(): Promise<SwiftS3> {
   const endpoint = `http://127.0.0.1:${ports.proxy}`;
   const connection = { endpoint, region: SWIFT_REGION, forcePathStyle: true, credentials: { ...SWIFT_S3_CREDENTIALS } };
   const admin = createS3Client(connection);
-  let buckets = 0;
+  const bucket = 'testreport';
+  try {
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (err) {
+    admin.destroy();
+    await close();
+    throw err;
+  }
   return {
     endpoint,
     connection,
     client: admin,
-    async createBucket() {
-      const name = `testreport-${process.pid}-${++buckets}`;
-      await admin.send(new CreateBucketCommand({ Bucket: name }));
-      return name;
+    async contents(Bucket, Prefix) {
+      const found: string[] = [];
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await admin.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
+        found.push(...(page.Contents ?? []).map((c) => c.Key!));
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+      const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket, Prefix }));
+      return [...found, ...(uploads.Uploads ?? []).map((u) => `unfinished upload of ${u.Key}`)];
     },
+    bucket,
     async close() {
       admin.destroy();
       await close();

@@ -75,59 +75,33 @@ mount_check = false
 log_level = WARNING
 `;
 
-export const accountConf = (l: SwiftLayout) => `${common(l, l.ports.account)}
+/** The account, container or object server: one app, no middleware. */
+export const storageServerConf = (l: SwiftLayout, kind: 'account' | 'container' | 'object') => `${common(l, l.ports[kind])}
 [pipeline:main]
-pipeline = account-server
+pipeline = ${kind}-server
 
-[app:account-server]
-use = egg:swift#account
-`;
-
-export const containerConf = (l: SwiftLayout) => `${common(l, l.ports.container)}
-[pipeline:main]
-pipeline = container-server
-
-[app:container-server]
-use = egg:swift#container
-`;
-
-export const objectConf = (l: SwiftLayout) => `${common(l, l.ports.object)}
-[pipeline:main]
-pipeline = object-server
-
-[app:object-server]
-use = egg:swift#object
+[app:${kind}-server]
+use = egg:swift#${kind}
 `;
 
 // s3api needs a memcache (tempauth keeps its tokens there). slo must come after s3api: s3api turns S3
 // multipart uploads into static large objects, and without slo behind it CompleteMultipartUpload fails.
+const PIPELINE = 'catch_errors gatekeeper healthcheck proxy-logging cache listing_formats s3api tempauth copy slo dlo proxy-logging proxy-server';
+/** Middleware that needs no settings: section name → entry point. */
+const PLAIN_FILTERS = { catch_errors: 'catch_errors', gatekeeper: 'gatekeeper', healthcheck: 'healthcheck', 'proxy-logging': 'proxy_logging', listing_formats: 'listing_formats', copy: 'copy', slo: 'slo', dlo: 'dlo' };
+
 export const proxyConf = (l: SwiftLayout) => `${common(l, l.ports.proxy)}
 [pipeline:main]
-pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats s3api tempauth copy slo dlo proxy-logging proxy-server
+pipeline = ${PIPELINE}
 
 [app:proxy-server]
 use = egg:swift#proxy
 account_autocreate = true
 allow_account_management = true
 
-[filter:catch_errors]
-use = egg:swift#catch_errors
-
-[filter:gatekeeper]
-use = egg:swift#gatekeeper
-
-[filter:healthcheck]
-use = egg:swift#healthcheck
-
-[filter:proxy-logging]
-use = egg:swift#proxy_logging
-
 [filter:cache]
 use = egg:swift#memcache
 memcache_servers = 127.0.0.1:${l.ports.memcached}
-
-[filter:listing_formats]
-use = egg:swift#listing_formats
 
 [filter:s3api]
 use = egg:swift#s3api
@@ -136,13 +110,6 @@ location = ${SWIFT_REGION}
 [filter:tempauth]
 use = egg:swift#tempauth
 user_test_tester = ${SWIFT_S3_CREDENTIALS.secretAccessKey} .admin
-
-[filter:copy]
-use = egg:swift#copy
-
-[filter:slo]
-use = egg:swift#slo
-
-[filter:dlo]
-use = egg:swift#dlo
-`;
+${Object.entries(PLAIN_FILTERS)
+  .map(([name, entry]) => `\n[filter:${name}]\nuse = egg:swift#${entry}\n`)
+  .join('')}`;
