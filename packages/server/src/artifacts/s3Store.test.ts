@@ -11,6 +11,7 @@ import { createS3ArtifactStore } from './s3Store.js';
 import { artifactStoreContract, readAll } from './storeContract.js';
 import { parseS3Url, storeFromConfig } from './storeFromConfig.js';
 
+const MB = 1024 * 1024;
 let swift: SwiftS3;
 beforeAll(async () => {
   swift = await startSwift();
@@ -62,6 +63,10 @@ describe('S3 artifact store', () => {
     const wrong = createS3ArtifactStore({ ...swift.connection, credentials: { accessKeyId: 'test:tester', secretAccessKey: 'wrong' }, bucket: swift.bucket, prefix: 'wrong/' });
     await expect(wrong.check()).rejects.toThrow();
     await expect(wrong.put('projects/p/runs/r/x', Readable.from(['x']))).rejects.toThrow();
+    // A refused multipart upload stops reading the body instead of leaving it paused mid-request.
+    const endless = Readable.from((function* () { for (;;) yield Buffer.alloc(MB); })());
+    await expect(wrong.put('projects/p/runs/r/y', endless)).rejects.toThrow();
+    expect(endless.destroyed).toBe(true);
     expect(await leftoversUnder('wrong/')).toEqual([]);
   });
 

@@ -85,9 +85,11 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
       const Key = objectKey(key);
       // Length is unknown until the stream ends: lib-storage sends one PutObject for a body under one
       // part, a multipart upload otherwise, and aborts that upload (removing its parts) when the body
-      // fails, e.g. because the artifact inspector passed the type's size cap mid-stream.
-      // Counted on the way through; an error of the body reaches the upload after every byte sent
-      // before it (a pipe into a destroyed Transform would drop those), so the abort is of what was begun.
+      // fails, e.g. because the artifact inspector passed the type's size cap mid-stream. The bytes are
+      // counted through a generator rather than a pipe: a body's error then reaches the upload only
+      // after every byte sent before it (a destroyed Transform would drop them), so whatever upload had
+      // begun is the one aborted. And when S3 refuses, lib-storage leaving its loop destroys `counted`,
+      // which ends the generator and so destroys the body: the request is not left paused mid-stream.
       let size = 0;
       const counted = Readable.from(
         (async function* () {
