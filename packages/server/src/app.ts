@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { Hono } from 'hono';
 import { mountStorage } from './artifacts/download.js';
-import { createLocalArtifactStore } from './artifacts/localStore.js';
+import { storeFromConfig } from './artifacts/storeFromConfig.js';
 import { createAuthzRepo } from './authz/repo.js';
 import { createAuthz } from './authz/service.js';
 import { resolveConfig, type ConfigInput, type ServerConfig } from './config.js';
@@ -42,7 +41,7 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
     logger,
     authz,
     events: createEventBus(logger),
-    store: createLocalArtifactStore(join(config.dataDir, 'artifacts')),
+    store: storeFromConfig(config),
     mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger, now: config.now }),
   });
 

@@ -11,7 +11,7 @@ const port = (v: string) => {
   return n;
 };
 
-interface ServeOptions { port?: number; host?: string; dataDir?: string; databaseUrl?: string; tlsCert?: string; tlsKey?: string; firstRun: boolean }
+interface ServeOptions { port?: number; host?: string; dataDir?: string; databaseUrl?: string; storage?: string; tlsCert?: string; tlsKey?: string; firstRun: boolean }
 
 const program = new Command('reporter-server')
   .description('testreport server: stores and serves test runs, results, flakiness, artifacts and webhooks')
@@ -24,11 +24,12 @@ program
   .option('--host <host>', 'address to bind (TESTREPORT_HOST, default 127.0.0.1)')
   .option('--data-dir <dir>', 'where the database and artifacts live (TESTREPORT_DATA_DIR, default ./.testreport)')
   .option('--database-url <url>', 'database (TESTREPORT_DATABASE_URL; default SQLite in the data dir)')
+  .option('--storage <url>', 'artifact store: s3://bucket[/prefix] (TESTREPORT_STORAGE; default the data dir; S3 settings from AWS_* variables)')
   .option('--tls-cert <file>', 'serve HTTPS with this certificate (TESTREPORT_TLS_CERT)')
   .option('--tls-key <file>', 'private key for --tls-cert (TESTREPORT_TLS_KEY)')
   .option('--no-first-run', 'do not create the first owner, team, project and API key on an empty database')
   .action(async (opts: ServeOptions) => {
-    const input: ConfigInput = { port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey };
+    const input: ConfigInput = { port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey };
     const server = await startServer(input);
     if (opts.firstRun && (await server.services.bootstrap.isEmpty())) {
       const password = randomBytes(12).toString('base64url');

@@ -34,9 +34,24 @@ export interface ServerConfig {
   logger: Logger;
   /** Background work (retention sweeper, webhook worker). Tests may turn it off and drive it by hand. */
   backgroundJobs: boolean;
+  /** Artifact bytes: null = `<dataDir>/artifacts` on local disk; `s3://bucket/prefix` = S3-compatible store. */
+  storage: string | null;
+  s3: S3Settings;
 }
 
-export type ConfigInput = Partial<Omit<ServerConfig, 'publicUrl' | 'storageUrl'>> & { publicUrl?: string; storageUrl?: string };
+/** Connection settings of `storage: s3://…`, from the usual AWS variables (see docs/deploy.md). */
+export interface S3Settings {
+  endpoint: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  /** Both null: the AWS SDK's default credential chain (shared config, instance or container role). */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** Downloads answer with a redirect to a presigned S3 URL instead of streaming through the server. */
+  redirectDownloads: boolean;
+}
+
+export type ConfigInput = Partial<Omit<ServerConfig, 'publicUrl' | 'storageUrl' | 's3'>> & { publicUrl?: string; storageUrl?: string; s3?: Partial<S3Settings> };
 
 const flag = (v: string | undefined, dflt: boolean) => (v === undefined || v === '' ? dflt : ['1', 'true', 'on', 'yes'].includes(v.toLowerCase()));
 const num = (v: string | undefined, dflt: number) => (v === undefined || v === '' ? dflt : Number(v));
@@ -73,6 +88,21 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     now: input.now ?? (() => new Date()),
     logger: input.logger ?? createLogger(),
     backgroundJobs: input.backgroundJobs ?? true,
+    storage: input.storage ?? (env.TESTREPORT_STORAGE || null),
+    s3: resolveS3(input.s3 ?? {}, env),
+  };
+}
+
+function resolveS3(input: Partial<S3Settings>, env: NodeJS.ProcessEnv): S3Settings {
+  const endpoint = input.endpoint ?? (env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || null);
+  return {
+    endpoint,
+    region: input.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1'),
+    // Non-AWS servers (MinIO, Ceph, Swift, Garage) rarely have wildcard DNS for bucket subdomains.
+    forcePathStyle: input.forcePathStyle ?? flag(env.TESTREPORT_S3_FORCE_PATH_STYLE, endpoint !== null),
+    accessKeyId: input.accessKeyId ?? (env.AWS_ACCESS_KEY_ID || null),
+    secretAccessKey: input.secretAccessKey ?? (env.AWS_SECRET_ACCESS_KEY || null),
+    redirectDownloads: input.redirectDownloads ?? flag(env.TESTREPORT_S3_REDIRECT_DOWNLOADS, false),
   };
 }
 

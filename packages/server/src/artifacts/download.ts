@@ -39,8 +39,14 @@ function toWebStream(node: Readable): ReadableStream<Uint8Array> {
 }
 
 const INLINE_TYPES = new Set(['screenshot', 'video']);
+/** Lifetime of the S3 URL a download redirects to (TESTREPORT_S3_REDIRECT_DOWNLOADS). */
+const PRESIGNED_SECONDS = 300;
 
-/** Signed downloads on {storage_url}: `GET /storage/<artifactId>?expires=<unix>&token=<hmac>`. */
+/**
+ * Signed downloads on {storage_url}: `GET /storage/<artifactId>?expires=<unix>&token=<hmac>`. The bytes
+ * stream through the server from whichever store holds them; with an S3 store and redirects turned on,
+ * a GET is answered with a 302 to a short-lived presigned URL of the object instead.
+ */
 export function mountStorage(app: Hono, services: Services) {
   const { config, store } = services.deps;
   app.get('/storage/:id', async (c) => {
@@ -49,13 +55,22 @@ export function mountStorage(app: Hono, services: Services) {
     if (problem === 'expired') throw new ForbiddenError('This download link has expired; list the artifacts again for a fresh one');
     if (problem) throw new ForbiddenError('This download link is not valid');
     const row = await services.artifacts.find(id);
-    const size = row ? await store.size(row.storage_key) : null;
-    if (!row || size === null) throw new NotFoundError('Artifact');
+    if (!row) throw new NotFoundError('Artifact');
+    const disposition = contentDisposition(INLINE_TYPES.has(row.type) ? 'inline' : 'attachment', row.file_name);
+    if (config.s3.redirectDownloads && store.presignGet && c.req.method === 'GET') {
+      // The bucket serves the bytes (and any Range) itself; the presigned URL lives only long enough
+      // to be followed, and never past our own link's expiry.
+      const left = Number(c.req.query('expires')) - Math.floor(config.now().getTime() / 1000);
+      const url = await store.presignGet(row.storage_key, { expiresInSeconds: Math.max(1, Math.min(PRESIGNED_SECONDS, left)), contentType: row.mime_type, contentDisposition: disposition });
+      return c.body(null, 302, { Location: url, 'Cache-Control': 'private, max-age=0, no-store' });
+    }
+    const size = await store.size(row.storage_key);
+    if (size === null) throw new NotFoundError('Artifact');
 
     const headers: Record<string, string> = {
       'Content-Type': row.mime_type,
       'X-Content-Type-Options': 'nosniff',
-      'Content-Disposition': contentDisposition(INLINE_TYPES.has(row.type) ? 'inline' : 'attachment', row.file_name),
+      'Content-Disposition': disposition,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, max-age=0, no-store',
       // A served file never runs script in our origin, even if a browser were tricked into rendering it.

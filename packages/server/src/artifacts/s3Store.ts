@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { assertArtifactKey, type ArtifactStore } from './store.js';
+
+export interface S3ConnectionOptions {
+  /** Omitted for AWS itself; e.g. `http://127.0.0.1:9000` for MinIO, Ceph, Swift s3api, R2. */
+  endpoint?: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  /** Omitted: the SDK's default chain (environment, shared config, instance or container role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | null;
+}
+
+export interface S3StoreOptions extends S3ConnectionOptions {
+  bucket: string;
+  /** Prepended to every key ("" or ending in "/"), so one bucket can hold several installations. */
+  prefix: string;
+  /** Keys listed and deleted per request; S3 allows at most 1000 (tests use fewer to cross batches cheaply). */
+  deleteBatchSize?: number;
+}
+
+/** DeleteObjects accepts at most this many keys per request. */
+const MAX_DELETE_BATCH = 1000;
+/** Parts are buffered in memory: PART_SIZE × QUEUE_SIZE per upload in flight. 5 MiB is S3's minimum part. */
+const PART_SIZE = 5 * 1024 * 1024;
+const QUEUE_SIZE = 2;
+
+/**
+ * An S3 client that also works against S3-compatible servers: checksums only where the API requires
+ * them (the SDK's default CRC32 trailers are refused by many of them), and a Content-MD5 on
+ * DeleteObjects, which S3 itself and older compatible servers (Swift s3api, MinIO before 2025) require.
+ */
+export function createS3Client(o: S3ConnectionOptions): S3Client {
+  const config: S3ClientConfig = {
+    region: o.region,
+    forcePathStyle: o.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+  if (o.endpoint) config.endpoint = o.endpoint;
+  if (o.credentials) config.credentials = o.credentials;
+  const client = new S3Client(config);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const req = args.request as { headers?: Record<string, string>; body?: unknown };
+      if (context.commandName === 'DeleteObjectsCommand' && req.headers && typeof req.body === 'string') {
+        req.headers['content-md5'] = createHash('md5').update(req.body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'testreportDeleteObjectsContentMd5' },
+  );
+  return client;
+}
+
+const isNotFound = (err: unknown) => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+};
+
+/** Artifact bytes as objects in an S3-compatible bucket, one object per key under `prefix`. */
+export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
+  const client = createS3Client(o);
+  const Bucket = o.bucket;
+  const batch = Math.min(o.deleteBatchSize ?? MAX_DELETE_BATCH, MAX_DELETE_BATCH);
+  const objectKey = (key: string, prefix = false) => {
+    assertArtifactKey(key, prefix);
+    return o.prefix + (prefix && !key.endsWith('/') ? `${key}/` : key);
+  };
+
+  return {
+    async put(key, body) {
+      const Key = objectKey(key);
+      // Length is unknown until the stream ends: lib-storage sends one PutObject for a body under one
+      // part, a multipart upload otherwise, and aborts that upload (removing its parts) when the body
+      // fails, e.g. because the artifact inspector passed the type's size cap mid-stream. The bytes are
+      // counted through a generator rather than a pipe: a body's error then reaches the upload only
+      // after every byte sent before it (a destroyed Transform would drop them), so whatever upload had
+      // begun is the one aborted. And when S3 refuses, lib-storage leaving its loop destroys `counted`,
+      // which ends the generator and so destroys the body: the request is not left paused mid-stream.
+      let size = 0;
+      const counted = Readable.from(
+        (async function* () {
+          for await (const chunk of body) {
+            size += (chunk as Buffer).length;
+            yield chunk as Buffer;
+          }
+        })(),
+      );
+      const upload = new Upload({ client, params: { Bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
+      await upload.done();
+      return { size };
+    },
+
+    async get(key, range) {
+      const res = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      return res.Body as Readable;
+    },
+
+    async size(key) {
+      try {
+        return (await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }))).ContentLength ?? 0;
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
+      }
+    },
+
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
+    },
+
+    async deletePrefix(prefix) {
+      const Prefix = objectKey(prefix, true);
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken, MaxKeys: batch }));
+        const keys = (page.Contents ?? []).map((c) => ({ Key: c.Key! }));
+        if (keys.length > 0) {
+          const res = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }));
+          const failed = res.Errors ?? [];
+          if (failed.length > 0) {
+            throw new Error(`S3 DeleteObjects failed for ${failed.length} key(s), first ${failed[0].Key}: ${failed[0].Code} ${failed[0].Message ?? ''}`.trim());
+          }
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+
+    async check() {
+      await client.send(new HeadBucketCommand({ Bucket }));
+    },
+
+    presignGet(key, opts) {
+      const command = new GetObjectCommand({ Bucket, Key: objectKey(key), ResponseContentType: opts.contentType, ResponseContentDisposition: opts.contentDisposition });
+      return getSignedUrl(client, command, { expiresIn: opts.expiresInSeconds });
+    },
+  };
+}
