@@ -4,7 +4,7 @@ import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { toJson } from '../lib/json.js';
+import { toJson } from '../db/values.js';
 import { toRun, toRunListItem } from './present.js';
 import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
 
@@ -108,7 +108,7 @@ export function createRunService(deps: Deps) {
       // Read and write in one transaction so two concurrent PATCHes cannot both finish the run.
       const { row, finished } = await deps.db.transaction().execute(async (trx) => {
         const txRepo = createRunRepo(trx);
-        const current = (await txRepo.find(id))!;
+        const current = (await txRepo.findForUpdate(id))!;
         const at = now();
         const set: Partial<RunRow> = { updated_at: at };
         if (patch.status !== undefined) set.status = patch.status;

@@ -5,7 +5,7 @@ import type { WebhooksTable } from '../db/schema.js';
 import type { BackgroundJob, Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { bool, fromJson, int } from '../lib/json.js';
+import { bool, fromJson, int } from '../db/values.js';
 import { createWebhookRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from './repo.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { sendDelivery } from './send.js';
