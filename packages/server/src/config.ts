@@ -37,7 +37,8 @@ const trimSlash = (u: string) => u.replace(/\/+$/, '');
 /** Explicit options win over TESTREPORT_* environment variables, which win over defaults (decisions §2). */
 export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const dataDir = resolve(input.dataDir ?? env.TESTREPORT_DATA_DIR ?? './.testreport');
-  mkdirSync(dataDir, { recursive: true });
+  // The data dir holds the database (password and key hashes), the signing secret and artifacts: owner-only.
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const port = input.port ?? num(env.TESTREPORT_PORT, 4000);
   const host = input.host ?? env.TESTREPORT_HOST ?? '127.0.0.1';
   const publicUrl = trimSlash(input.publicUrl ?? env.TESTREPORT_PUBLIC_URL ?? (port === 0 ? '' : `http://localhost:${port}`));

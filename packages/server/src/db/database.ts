@@ -1,8 +1,10 @@
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
+import * as m003 from './migrations/003_idempotency_secrets.js';
 import type { Database as Schema } from './schema.js';
 import { dialectFor } from './dialects/index.js';
+import { scopedDialect } from './transaction.js';
 
 export type Db = Kysely<Schema>;
 
@@ -10,6 +12,7 @@ export type Db = Kysely<Schema>;
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_results': m002,
+  '003_idempotency_secrets': m003,
 };
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {
@@ -28,7 +31,9 @@ export interface OpenedDatabase {
  */
 export function openDatabase(url: string): OpenedDatabase {
   const { dialect, plugins, close } = dialectFor(url).open(url);
-  const db = new Kysely<Schema>({ dialect, plugins });
+  const scoped = scopedDialect(dialect);
+  const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins });
+  scoped.register(db);
   return {
     db,
     async close() {

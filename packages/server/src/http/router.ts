@@ -3,6 +3,7 @@ import { getCookie } from 'hono/cookie';
 import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope, type Principal } from '../authz/principal.js';
 import { SESSION_COOKIE } from '../accounts/sessions.js';
+import { SECRET_RESPONSES } from '../idempotency/service.js';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import { Reply, type Handler, type Handlers } from './handler.js';
@@ -93,10 +94,11 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
         return { status, body: JSON.stringify(payload) };
       };
 
-      const idemKey = def.method === 'POST' ? c.req.header('idempotency-key') : undefined;
+      // Uploads take their key themselves once the file's digest is known (artifacts/route.ts).
+      const idemKey = def.method === 'POST' && !def.multipart ? c.req.header('idempotency-key') : undefined;
       const result = idemKey
         ? await services.idempotency.run(
-            { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw) },
+            { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw), secretInResponse: SECRET_RESPONSES[op] },
             run,
           )
         : { ...(await run()), replayed: false };

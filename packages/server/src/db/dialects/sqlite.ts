@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { OperationNodeTransformer, SqliteDialect, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
@@ -17,6 +18,16 @@ const rowLockPlugin: KyselyPlugin = {
   transformResult: async (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => args.result,
 };
 
+/**
+ * The database holds password and key hashes: owner-only. SQLite gives its -wal and -shm files the
+ * database file's mode, so creating that file 0600 first covers all three; chmod fixes older files.
+ */
+function createPrivate(file: string) {
+  if (file === ':memory:' || file === '') return;
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+}
+
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
@@ -27,6 +38,7 @@ export const sqlite: DialectSupport = {
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text' },
   open(url) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
+    createPrivate(file);
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
     // A 2xx answer means the write survives a crash or power loss (decisions §2).
