@@ -48,6 +48,10 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
     mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger, now: config.now }),
   });
 
+  // Before the first request: files left by a crash mid-upload (partial, or stored without a row).
+  const swept = await services.artifacts.sweepOrphans();
+  if (swept > 0) logger.info(`removed ${swept} artifact file(s) left behind by an interrupted upload`);
+
   const app = new Hono();
   app.use('*', async (c, next) => {
     c.header('X-Request-Id', c.req.header('x-request-id')?.slice(0, 100) || newId());

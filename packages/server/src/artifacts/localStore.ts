@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,6 +17,15 @@ function assertKey(key: string, allowTrailingSlash: boolean): string[] {
     throw new Error(`invalid artifact key: ${JSON.stringify(key)}`);
   }
   return parts;
+}
+
+async function subdirs(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
 }
 
 /** Artifact bytes as files under `root`, one file per key. */
@@ -65,6 +74,24 @@ export function createLocalArtifactStore(root: string): ArtifactStore {
     },
     async deletePrefix(prefix) {
       await rm(pathOf(prefix, true), { recursive: true, force: true });
+    },
+    async sweep(known) {
+      let removed = 0;
+      for (const project of await subdirs(join(base, 'projects'))) {
+        for (const run of await subdirs(join(base, 'projects', project, 'runs'))) {
+          const dir = join(base, 'projects', project, 'runs', run);
+          const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+          const keys = names.filter((n) => !n.startsWith('.tmp-')).map((n) => `projects/${project}/runs/${run}/${n}`);
+          const keep = keys.length ? await known(keys) : new Set<string>();
+          for (const n of names) {
+            if (keep.has(`projects/${project}/runs/${run}/${n}`)) continue;
+            await rm(join(dir, n), { force: true });
+            removed++;
+          }
+          if (keep.size === 0) await rmdir(dir).catch(() => {});
+        }
+      }
+      return { removed };
     },
   };
 }

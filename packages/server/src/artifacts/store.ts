@@ -13,6 +13,12 @@ export interface ArtifactStore {
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * Optional start-up clean-up (15.1, 15.3): removes partial uploads and stored files that no
+   * artifact row names (a crash between storing a file and committing its row). `known` gets the
+   * keys found under one run prefix and returns those a row names. Runs before the server listens.
+   */
+  sweep?(known: (keys: string[]) => Promise<Set<string>>): Promise<{ removed: number }>;
 }
 
 export const runPrefix = (projectId: string, runId: string) => `projects/${projectId}/runs/${runId}/`;
