@@ -1,9 +1,7 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../cli/helpers.js';
-import { assertServerBuilt, initDataDir, startServerProcess, type ServerProcess } from './serverProcess.js';
+import { describe, expect, it } from 'vitest';
+import { startServerProcess, useCrashDataDir, type ServerProcess } from './serverProcess.js';
 
 /**
  * Issue 15.1: a server killed with SIGKILL mid-ingestion, restarted on the same data dir, and every
@@ -18,24 +16,12 @@ interface Pending {
   body: string;
 }
 
-let dataDir: string;
-let auth: { projectId: string; apiKey: string };
-let server: ServerProcess | undefined;
-
-beforeAll(() => {
-  assertServerBuilt();
-  dataDir = tempDir('crash-');
-  auth = initDataDir(dataDir);
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const f = useCrashDataDir('crash-');
 
 async function post(url: string, path: string, body: string, key: string) {
   const res = await fetch(`${url}/api/v1${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': auth.apiKey, 'idempotency-key': key },
+    headers: { 'content-type': 'application/json', 'x-api-key': f.auth.apiKey, 'idempotency-key': key },
     body,
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -69,8 +55,8 @@ async function sendAll(url: string, pending: Pending[], onAck: (acked: number) =
 
 describe('crash safety of idempotent ingestion (real binary, kill -9)', () => {
   it('stores every test exactly once after kills mid-ingestion and re-sends with the same keys', async () => {
-    server = await startServerProcess(dataDir);
-    const run = await post(server.url, '/runs', JSON.stringify({ projectId: auth.projectId, status: 'running' }), 'run-1');
+    f.server = await startServerProcess(f.dataDir);
+    const run = await post(f.server.url, '/runs', JSON.stringify({ projectId: f.auth.projectId, status: 'running' }), 'run-1');
     expect(run.status).toBe(201);
     const runId = run.body.id as string;
 
@@ -78,14 +64,14 @@ describe('crash safety of idempotent ingestion (real binary, kill -9)', () => {
       key: `batch-${b}`,
       body: JSON.stringify({
         tests: Array.from({ length: PER_BATCH }, (_, i) => ({
-          runId, projectId: auth.projectId, title: `t${i}`, fullTitle: `batch ${b} > t${i}`, filePath: `tests/b${b}.spec.ts`, status: 'passed', duration: 5,
+          runId, projectId: f.auth.projectId, title: `t${i}`, fullTitle: `batch ${b} > t${i}`, filePath: `tests/b${b}.spec.ts`, status: 'passed', duration: 5,
         })),
       }),
     }));
 
     // Five crash cycles, each killing the server a few acknowledgements into what is left.
     for (let cycle = 0; cycle < 5; cycle++) {
-      const current = server;
+      const current = f.server;
       let killed = false;
       const { acked } = await sendAll(current.url, pending, async (n) => {
         // A random moment a little after an acknowledgement, so kills land anywhere in a request.
@@ -97,17 +83,17 @@ describe('crash safety of idempotent ingestion (real binary, kill -9)', () => {
       });
       await current.crash();
       pending = pending.filter((p) => !acked.has(p.key));
-      server = await startServerProcess(dataDir);
+      f.server = await startServerProcess(f.dataDir);
     }
 
     // After the last restart every unacknowledged request is re-sent once with its own key.
     expect(pending.length).toBeGreaterThan(0);
-    const { refused } = await sendAll(server.url, pending, async () => {});
+    const { refused } = await sendAll(f.server.url, pending, async () => {});
     expect(refused).toEqual([]);
-    await server.stop();
-    server = undefined;
+    await f.server.stop();
+    f.server = undefined;
 
-    const db = new Database(join(dataDir, 'testreport.db'), { readonly: true });
+    const db = new Database(join(f.dataDir, 'testreport.db'), { readonly: true });
     try {
       const total = db.prepare('select count(*) as n from tests where run_id = ?').get(runId) as { n: number };
       const dupes = db.prepare('select count(*) as n from (select full_title from tests where run_id = ? group by full_title having count(*) > 1)').get(runId) as { n: number };

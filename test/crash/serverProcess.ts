@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../cli/helpers.js';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import { ROOT, tempDir } from '../cli/helpers.js';
 
 export const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
 
@@ -53,4 +55,26 @@ export function startServerProcess(dataDir: string, env: Record<string, string> 
     });
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${err}`)));
   });
+}
+
+export interface CrashFixture {
+  dataDir: string;
+  auth: { projectId: string; apiKey: string };
+  /** The server currently running on `dataDir`, stopped after the file's tests. */
+  server: ServerProcess | undefined;
+}
+
+/** A data dir initialised once for the file's tests, and removed (server stopped) after them. */
+export function useCrashDataDir(prefix: string): CrashFixture {
+  const f = { server: undefined } as CrashFixture;
+  beforeAll(() => {
+    assertServerBuilt();
+    f.dataDir = tempDir(prefix);
+    f.auth = initDataDir(f.dataDir);
+  });
+  afterAll(async () => {
+    await f.server?.stop();
+    rmSync(f.dataDir, { recursive: true, force: true });
+  });
+  return f;
 }

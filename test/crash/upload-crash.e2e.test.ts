@@ -1,44 +1,30 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { filesUnder, png, upload, type TestServer } from '@testreport/server/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../cli/helpers.js';
-import { assertServerBuilt, initDataDir, startServerProcess, type ServerProcess } from './serverProcess.js';
+import { describe, expect, it } from 'vitest';
+import { startServerProcess, useCrashDataDir, type ServerProcess } from './serverProcess.js';
 
 /**
  * Issue 15.1, upload half: a server killed with SIGKILL while an upload with an Idempotency-Key is
  * streaming in. After the restart the same upload with the same key must be stored, once, and the
  * partial file of the killed attempt must be gone.
  */
-let dataDir: string;
-let auth: { projectId: string; apiKey: string };
-let server: ServerProcess | undefined;
-
-beforeAll(() => {
-  assertServerBuilt();
-  dataDir = tempDir('crash-upload-');
-  auth = initDataDir(dataDir);
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const f = useCrashDataDir('crash-upload-');
 
 const target = (url: string) => ({ baseUrl: `${url}/api/v1` }) as TestServer;
 
 describe('crash safety of idempotent uploads (real binary, kill -9)', () => {
   it('stores an upload re-sent with its key after the server died mid-file, once, with no partial file left', async () => {
-    server = await startServerProcess(dataDir);
-    const res = await fetch(`${server.url}/api/v1/runs`, {
+    f.server = await startServerProcess(f.dataDir);
+    const res = await fetch(`${f.server.url}/api/v1/runs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': auth.apiKey },
-      body: JSON.stringify({ projectId: auth.projectId, status: 'running' }),
+      headers: { 'content-type': 'application/json', 'x-api-key': f.auth.apiKey },
+      body: JSON.stringify({ projectId: f.auth.projectId, status: 'running' }),
     });
     const runId = ((await res.json()) as { id: string }).id;
-    const fields = { type: 'screenshot', runId, projectId: auth.projectId };
+    const fields = { type: 'screenshot', runId, projectId: f.auth.projectId };
     const headers = { 'Idempotency-Key': 'upload-1' };
-    const artifacts = join(dataDir, 'artifacts');
+    const artifacts = join(f.dataDir, 'artifacts');
 
     let stall: () => void = () => {};
     async function* halfAFile() {
@@ -46,23 +32,23 @@ describe('crash safety of idempotent uploads (real binary, kill -9)', () => {
       yield Buffer.alloc(256 * 1024, 1);
       await new Promise<void>((resolve) => (stall = resolve));
     }
-    const first = upload(target(server.url), { auth: auth.apiKey, fields, fileName: 'shot.png', content: halfAFile(), headers }).catch((e: unknown) => e);
+    const first = upload(target(f.server.url), { auth: f.auth.apiKey, fields, fileName: 'shot.png', content: halfAFile(), headers }).catch((e: unknown) => e);
     await expect.poll(() => filesUnder(artifacts).some((f) => f.includes('.tmp-')), { timeout: 10_000 }).toBe(true);
-    await server.crash();
+    await f.server.crash();
     stall();
     expect(await first).toBeInstanceOf(Error);
 
-    server = await startServerProcess(dataDir);
-    const again = await upload(target(server.url), { auth: auth.apiKey, fields, fileName: 'shot.png', content: png(), headers });
+    f.server = await startServerProcess(f.dataDir);
+    const again = await upload(target(f.server.url), { auth: f.auth.apiKey, fields, fileName: 'shot.png', content: png(), headers });
     expect(again.status).toBe(201);
-    const replay = await upload(target(server.url), { auth: auth.apiKey, fields, fileName: 'shot.png', content: png(), headers });
+    const replay = await upload(target(f.server.url), { auth: f.auth.apiKey, fields, fileName: 'shot.png', content: png(), headers });
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(again.body.id);
-    await server.stop();
-    server = undefined;
+    await f.server.stop();
+    f.server = undefined;
 
     expect(filesUnder(artifacts).map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual([again.body.id]);
-    const db = new Database(join(dataDir, 'testreport.db'), { readonly: true });
+    const db = new Database(join(f.dataDir, 'testreport.db'), { readonly: true });
     try {
       expect(db.prepare('select id from artifacts where run_id = ?').all(runId)).toEqual([{ id: again.body.id }]);
     } finally {
