@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +79,17 @@ describe('secrets in idempotent responses (15.2)', () => {
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
       for (const f of ['testreport.db', 'testreport.db-wal', 'testreport.db-shm', 'secret']) expect(statSync(join(dataDir, f)).mode & 0o777).toBe(0o600);
     } finally {
-      await s.close();
+      await s.server.close();
+    }
+    // A data dir and database left readable by an older version are made private at the next start.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'testreport.db'), 0o644);
+    const again = await startTestServer({ dataDir });
+    try {
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dataDir, 'testreport.db')).mode & 0o777).toBe(0o600);
+    } finally {
+      await again.close();
       rmSync(parent, { recursive: true, force: true });
     }
   });
