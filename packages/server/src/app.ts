@@ -7,6 +7,7 @@ import { createAuthzRepo } from './authz/repo.js';
 import { createAuthz } from './authz/service.js';
 import { resolveConfig, type ConfigInput, type ServerConfig } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
+import { inSavepoint } from './db/transaction.js';
 import { createEventBus } from './events/bus.js';
 import { toErrorResponse } from './http/errorHandler.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -43,7 +44,7 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
     config,
     logger,
     authz,
-    events: createEventBus(logger),
+    events: createEventBus(logger, { isolate: (fn) => inSavepoint(db, fn) }),
     store: createLocalArtifactStore(join(config.dataDir, 'artifacts')),
     mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger, now: config.now }),
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from './database.js';
-import { afterCommit, inTransaction } from './transaction.js';
+import { afterCommit, inSavepoint, inTransaction } from './transaction.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'testreport-trx-'));
 const opened = openDatabase(join(dir, 'testreport.db'));
@@ -46,6 +46,20 @@ describe('inTransaction: the current transaction of an async call chain', () => 
       await db.transaction().execute((trx) => trx.insertInto('teams').values({ id: 'c3', name: 'c3', created_at: at, updated_at: at }).execute());
     });
     expect(await teamIds()).toEqual(['a1', 'a2', 'c1', 'c3']);
+  });
+
+  it('inSavepoint undoes only its own writes inside a transaction, and is plain work outside one', async () => {
+    await inTransaction(db, async () => {
+      await addTeam('s1');
+      await inSavepoint(db, async () => {
+        await addTeam('s2');
+        throw new Error('listener fails');
+      }).catch(() => undefined);
+    });
+    await inSavepoint(db, () => addTeam('s3'));
+    const ids = await teamIds();
+    expect(ids).toEqual(expect.arrayContaining(['s1', 's3']));
+    expect(ids).not.toContain('s2');
   });
 
   it('runs afterCommit work only once the transaction committed, and never after a rollback', async () => {

@@ -117,6 +117,12 @@ export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T>
   return driver.run(fn);
 }
 
+/** A savepoint inside the current transaction of `db`, so `fn`'s failure undoes only its own writes; outside one, just `fn`. */
+export async function inSavepoint<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const s = current.getStore();
+  return s && s.driver === drivers.get(db) && !s.done ? db.transaction().execute(() => fn()) : fn();
+}
+
 /**
  * Work with effects outside the database (mail, in-memory caches) that must only happen if the
  * surrounding transaction commits: deferred until it does, run at once when there is none.

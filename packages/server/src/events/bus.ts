@@ -14,7 +14,10 @@ type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promi
  * A `durable` listener's failure fails the emit (and so rolls the event back): its work must not
  * be lost (decisions §8). Any other failing listener is logged and never fails that request.
  */
-export function createEventBus(logger: Logger) {
+export function createEventBus(logger: Logger, opts: { isolate?: (fn: () => Promise<void>) => Promise<void> } = {}) {
+  // A failed statement aborts a whole PostgreSQL transaction: a best-effort listener runs in a
+  // savepoint of the emitter's transaction, so its failure is undone without taking the event along.
+  const isolate = opts.isolate ?? ((fn) => fn());
   const listeners = new Map<keyof EventMap, { fn: Listener<any>; durable: boolean }[]>();
   return {
     on<K extends keyof EventMap>(event: K, fn: Listener<K>, opts: { durable?: boolean } = {}) {
@@ -23,7 +26,8 @@ export function createEventBus(logger: Logger) {
     async emit<K extends keyof EventMap>(event: K, payload: EventMap[K]) {
       for (const { fn, durable } of listeners.get(event) ?? []) {
         try {
-          await fn(payload);
+          if (durable) await fn(payload);
+          else await isolate(async () => fn(payload));
         } catch (err) {
           if (durable) throw err;
           logger.error(`listener for ${event} failed`, err);
