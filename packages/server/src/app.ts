@@ -5,6 +5,7 @@ import { createAuthzRepo } from './authz/repo.js';
 import { createAuthz } from './authz/service.js';
 import { resolveConfig, type ConfigInput, type ServerConfig } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
+import { inSavepoint } from './db/transaction.js';
 import { createEventBus } from './events/bus.js';
 import { mountEdge } from './http/edge.js';
 import { errorHandler } from './http/errorHandler.js';
@@ -40,10 +41,14 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
     config,
     logger,
     authz,
-    events: createEventBus(logger),
+    events: createEventBus(logger, { isolate: (fn) => inSavepoint(db, fn) }),
     store: storeFromConfig(config),
     mailer: createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger, now: config.now }),
   });
+
+  // Before the first request: files left by a crash mid-upload (partial, or stored without a row).
+  const swept = await services.artifacts.sweepOrphans();
+  if (swept > 0) logger.info(`removed ${swept} artifact file(s) left behind by an interrupted upload`);
 
   const app = new Hono();
   mountEdge(app, config);

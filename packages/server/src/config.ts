@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from './lib/logger.js';
 
@@ -60,7 +60,10 @@ const trimSlash = (u: string) => u.replace(/\/+$/, '');
 /** Explicit options win over TESTREPORT_* environment variables, which win over defaults (decisions §2). */
 export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const dataDir = resolve(input.dataDir ?? env.TESTREPORT_DATA_DIR ?? './.testreport');
-  mkdirSync(dataDir, { recursive: true });
+  // The data dir holds the database (password and key hashes), the signing secret, mailed tokens in
+  // outbox/ and artifacts: owner-only. One made 0755 by an older version is tightened.
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  else if ((statSync(dataDir).mode & 0o077) !== 0) tryChmod(dataDir, 0o700);
   const port = input.port ?? num(env.TESTREPORT_PORT, 4000);
   const host = input.host ?? env.TESTREPORT_HOST ?? '127.0.0.1';
   const publicUrl = trimSlash(input.publicUrl ?? env.TESTREPORT_PUBLIC_URL ?? (port === 0 ? '' : `http://localhost:${port}`));
@@ -109,6 +112,14 @@ function resolveS3(input: Partial<S3Settings>, env: NodeJS.ProcessEnv): S3Settin
 /** {storage_url} with its default applied (it depends on {app_url}, known only after listening). */
 export const storageUrlOf = (c: ServerConfig) => c.storageUrl || `${c.publicUrl}/storage`;
 export const baseUrlOf = (c: ServerConfig) => `${c.publicUrl}/api/v1`;
+
+function tryChmod(path: string, mode: number) {
+  try {
+    chmodSync(path, mode);
+  } catch {
+    // Not ours to change (another owner): leave it as the operator set it up.
+  }
+}
 
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');

@@ -51,7 +51,7 @@ export function createServices(deps: Deps) {
     retention,
     me: createMeService({ users, teams: teamRepo, projects: projectRepo }),
     bootstrap: createBootstrapService({ db, config, users, teams: teamRepo, projects: projectRepo, apiKeys }),
-    idempotency: createIdempotencyService(createIdempotencyRepo(db), config),
+    idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now),
     jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
   };

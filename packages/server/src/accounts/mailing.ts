@@ -1,3 +1,4 @@
+import { afterCommit } from '../db/transaction.js';
 import type { Logger } from '../lib/logger.js';
 import type { Mail, Mailer } from '../mail/mailer.js';
 
@@ -20,7 +21,11 @@ export function composeMail(to: string, subject: string, paragraphs: string[], l
 export function createMailOut(mailer: Mailer, logger: Logger) {
   return {
     send(mail: Mail): void {
-      mailer.send(mail).catch((err: unknown) => logger.error(`could not send "${mail.subject}" to ${mail.to}`, err));
+      // Inside a transaction (an idempotent request), only once it commits: a rolled-back signup or
+      // invitation must not mail a link to a token that was never stored.
+      afterCommit(() => {
+        mailer.send(mail).catch((err: unknown) => logger.error(`could not send "${mail.subject}" to ${mail.to}`, err));
+      });
     },
   };
 }

@@ -2,6 +2,7 @@ import type { ResponseOf, User } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import type { Db } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../lib/crypto.js';
 import { ConflictError, EmailNotVerifiedError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -22,8 +23,6 @@ export const RESET_TOKEN_TTL_MS = 3600 * 1000;
 const SIGNUP_MESSAGE = 'Check your inbox: we sent a link to verify your e-mail address.';
 const FORGOT_MESSAGE = 'If an account exists for that address, a link to reset its password is on its way.';
 const BAD_CREDENTIALS = 'E-mail or password is incorrect';
-
-const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed|duplicate key/i.test(err.message);
 
 /** Sign-up, verification, sign-in checks, password reset, onboarding (decisions §4–§5). */
 export function createAccountService(deps: Deps) {

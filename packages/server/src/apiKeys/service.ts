@@ -7,7 +7,7 @@ import type { ApiKeysTable } from '../db/schema.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { NotFoundError, UnauthorizedError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { bool } from '../lib/json.js';
+import { bool } from '../db/values.js';
 import type { ApiKeyRepo } from './repo.js';
 
 /** lastUsedAt is written at most once a minute per key (decisions §10), not on every request. */

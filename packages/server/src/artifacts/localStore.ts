@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { constants, createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertArtifactKey, type ArtifactStore } from './store.js';
+
+async function subdirs(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
 
 /** Artifact bytes as files under `root`, one file per key. */
 export function createLocalArtifactStore(root: string): ArtifactStore {
@@ -56,6 +65,24 @@ export function createLocalArtifactStore(root: string): ArtifactStore {
     async check() {
       await mkdir(base, { recursive: true });
       await access(base, constants.W_OK);
+    },
+    async sweep(known) {
+      let removed = 0;
+      for (const project of await subdirs(join(base, 'projects'))) {
+        for (const run of await subdirs(join(base, 'projects', project, 'runs'))) {
+          const dir = join(base, 'projects', project, 'runs', run);
+          const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+          const keys = names.filter((n) => !n.startsWith('.tmp-')).map((n) => `projects/${project}/runs/${run}/${n}`);
+          const keep = keys.length ? await known(keys) : new Set<string>();
+          for (const n of names) {
+            if (keep.has(`projects/${project}/runs/${run}/${n}`)) continue;
+            await rm(join(dir, n), { force: true });
+            removed++;
+          }
+          if (keep.size === 0) await rmdir(dir).catch(() => {});
+        }
+      }
+      return { removed };
     },
   };
 }

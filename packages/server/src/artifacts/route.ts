@@ -2,8 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import { ARTIFACT_RULES, uploadFields } from '@testreport/contract';
-import type { Handlers } from '../http/handler.js';
+import { ARTIFACT_RULES, uploadFields, type Artifact } from '@testreport/contract';
+import { principalScope } from '../authz/principal.js';
+import type { ArtifactsTable } from '../db/schema.js';
+import { reply, type Handlers } from '../http/handler.js';
 import { parseWith } from '../http/validation.js';
 import { AppError, ValidationError } from '../lib/errors.js';
 
@@ -65,8 +67,26 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
     });
     parser.on('close', () => fail(new ValidationError('file', 'required', 'The multipart body has no part named "file"')));
     source.on('error', fail);
+    source.on('close', () => {
+      if (!source.readableEnded) fail(clientGone());
+    });
     source.pipe(parser);
   });
+}
+
+const clientGone = () => new ValidationError('file', 'invalid_value', 'The client closed the connection before the upload finished');
+
+/**
+ * A client that disconnects mid-file never ends the part stream (the request errors, the parser is
+ * just left waiting), so the store would keep its temp file and descriptor open forever (15.3):
+ * fail the part instead, which removes the temp file.
+ */
+function failFileWhenClientLeaves(source: Readable, file: Readable) {
+  const check = () => {
+    if (!source.readableEnded && !file.destroyed) file.destroy(clientGone());
+  };
+  if (source.destroyed) check();
+  else source.once('close', check);
 }
 
 /** No legitimate upload is longer than the largest cap plus its multipart framing. */
@@ -93,12 +113,32 @@ export const artifactsHandlers: Handlers<'artifacts.upload' | 'artifacts.list'> 
     if (!type.startsWith('multipart/form-data')) throw new ValidationError('body', 'invalid_type', 'Uploads are multipart/form-data');
     const source = bodyStream(c);
     let part: FilePart | undefined;
+    let received: ArtifactsTable | undefined;
     try {
       part = await readUntilFile(c, source);
+      failFileWhenClientLeaves(source, part.file);
       const fields = parseWith(uploadFields, part.fields);
       await services.artifacts.authorizeUpload(principal, fields);
-      return await services.artifacts.store(fields, part.file, part.fileName);
+      const row = (received = await services.artifacts.receive(fields, part.file, part.fileName));
+      // The file cannot be part of a transaction: it is stored first, then its row and the stored
+      // Idempotency-Key response commit together. A crash in between leaves a file no row names,
+      // which the start-up sweep removes (docs/server.md).
+      const commit = async () => ({ status: 201, body: JSON.stringify(await services.artifacts.commit(row)) });
+      const key = c.req.header('idempotency-key');
+      const out = key
+        ? await services.idempotency.run(
+            { scope: principalScope(principal), key, method: 'POST', path: c.req.path, bodyHash: services.idempotency.bodyHash(services.artifacts.digest(row)) },
+            commit,
+          )
+        : { ...(await commit()), replayed: false };
+      if (out.replayed) {
+        await services.artifacts.discard(row);
+        c.header('Idempotent-Replayed', 'true');
+      }
+      return reply(out.status as 201, JSON.parse(out.body) as Artifact);
     } catch (err) {
+      // No row names the received file (refused key, deleted run): remove it.
+      if (received) await services.artifacts.discard(received).catch(() => {});
       discardRest(source, part?.file);
       // A body cut short fails inside the store as a plain stream error: it is the client's input.
       const framing = part?.framingError();

@@ -48,10 +48,11 @@ export function createArtifactService(deps: Deps) {
     },
 
     /**
-     * Streams the file into the store through the format and size checks. On any failure the partial
+     * Streams the file into the store through the format and size checks, and returns the row that
+     * will name it; the caller `commit`s the row or `discard`s the file. On any failure the partial
      * file is gone (the store writes to a temp file) and no row exists.
      */
-    async store(fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string }, file: Readable, clientFileName: string | undefined): Promise<Artifact> {
+    async receive(fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string }, file: Readable, clientFileName: string | undefined): Promise<ArtifactsTable> {
       const id = newId();
       const key = artifactKey(fields.projectId, fields.runId, id);
       const inspector = createArtifactInspector(fields.type);
@@ -73,15 +74,20 @@ export function createArtifactService(deps: Deps) {
         sha256: inspector.sha256(),
         created_at: config.now().toISOString(),
       };
-      try {
-        await repo.insert(row);
-      } catch (err) {
-        // The run may have been deleted while the bytes streamed in (FK failure): drop the orphan file.
-        await store.delete(key);
-        throw err;
-      }
+      return row;
+    },
+
+    /** What an upload asked for, file bytes included: an Idempotency-Key repeat must match it (15.7). */
+    digest: (row: ArtifactsTable) => JSON.stringify([row.project_id, row.run_id, row.test_id, row.type, row.file_name, row.sha256]),
+
+    /** Names the received file; in the caller's transaction when there is one (with the stored response). */
+    async commit(row: ArtifactsTable): Promise<Artifact> {
+      await repo.insert(row);
       return toArtifact(row);
     },
+
+    /** Drops a received file no row will name (a replay, or the run was deleted while it streamed in). */
+    discard: (row: ArtifactsTable) => store.delete(row.storage_key),
 
     async list(principal: Principal, q: ArtifactListQuery): Promise<{ data: Artifact[] }> {
       const run = await repo.runProject(q.runId);
@@ -89,6 +95,11 @@ export function createArtifactService(deps: Deps) {
       await authz.project(principal, run.project_id, 'read', 'resource', 'run');
       await checkRunAndTest(run.project_id, q.runId, q.testId);
       return { data: (await repo.list(q.runId, q.testId)).map(toArtifact) };
+    },
+
+    /** Start-up: removes partial uploads and files no row names, when the store can list its files. */
+    async sweepOrphans(): Promise<number> {
+      return (await store.sweep?.((keys) => repo.storedKeys(keys)))?.removed ?? 0;
     },
 
     /** For the storage route: the row behind a verified signed URL. */

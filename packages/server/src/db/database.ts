@@ -1,8 +1,10 @@
-import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
+import * as m003 from './migrations/003_idempotency_secrets.js';
 import type { Database as Schema } from './schema.js';
+import { dialectFor } from './dialects/index.js';
+import { scopedDialect } from './transaction.js';
 
 export type Db = Kysely<Schema>;
 
@@ -10,6 +12,7 @@ export type Db = Kysely<Schema>;
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_results': m002,
+  '003_idempotency_secrets': m003,
 };
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {
@@ -19,30 +22,23 @@ class StaticMigrations implements MigrationProvider {
 
 export interface OpenedDatabase {
   db: Db;
-  /** The raw driver, for the few things Kysely cannot say (pragmas, checkpoints). */
   close(): Promise<void>;
 }
 
 /**
- * Opens the database named by `url`. Only SQLite is built in today; the dialect is the seam where
- * PostgreSQL plugs in (services and repositories use only portable Kysely queries).
+ * Opens the database named by `url` with the dialect that handles it (`dialects/`). Services and
+ * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
 export function openDatabase(url: string): OpenedDatabase {
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    throw new Error('PostgreSQL is not supported yet: omit --database-url to use SQLite in the data dir');
-  }
-  const file = url.replace(/^sqlite:(\/\/)?/, '');
-  const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  // A 2xx answer means the write survives a crash or power loss (decisions §2).
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const { dialect, plugins, close } = dialectFor(url).open(url);
+  const scoped = scopedDialect(dialect);
+  const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins });
+  scoped.register(db);
   return {
     db,
     async close() {
       await db.destroy();
+      await close?.();
     },
   };
 }

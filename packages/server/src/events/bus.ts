@@ -9,20 +9,27 @@ type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promi
 
 /**
  * A small in-process bus. `emit` awaits every listener so the work they do (queueing webhook
- * deliveries, auto-quarantine) is durable before the request that finished the run is answered;
- * a failing listener is logged and never fails that request.
+ * deliveries, auto-quarantine) is done before the request that finished the run is answered; the
+ * emitter calls it inside its transaction, so that work commits with the event or not at all.
+ * A `durable` listener's failure fails the emit (and so rolls the event back): its work must not
+ * be lost (decisions §8). Any other failing listener is logged and never fails that request.
  */
-export function createEventBus(logger: Logger) {
-  const listeners = new Map<keyof EventMap, Listener<any>[]>();
+export function createEventBus(logger: Logger, opts: { isolate?: (fn: () => Promise<void>) => Promise<void> } = {}) {
+  // A failed statement aborts a whole PostgreSQL transaction: a best-effort listener runs in a
+  // savepoint of the emitter's transaction, so its failure is undone without taking the event along.
+  const isolate = opts.isolate ?? ((fn) => fn());
+  const listeners = new Map<keyof EventMap, { fn: Listener<any>; durable: boolean }[]>();
   return {
-    on<K extends keyof EventMap>(event: K, fn: Listener<K>) {
-      listeners.set(event, [...(listeners.get(event) ?? []), fn]);
+    on<K extends keyof EventMap>(event: K, fn: Listener<K>, opts: { durable?: boolean } = {}) {
+      listeners.set(event, [...(listeners.get(event) ?? []), { fn, durable: opts.durable ?? false }]);
     },
     async emit<K extends keyof EventMap>(event: K, payload: EventMap[K]) {
-      for (const fn of listeners.get(event) ?? []) {
+      for (const { fn, durable } of listeners.get(event) ?? []) {
         try {
-          await fn(payload);
+          if (durable) await fn(payload);
+          else await isolate(async () => fn(payload));
         } catch (err) {
+          if (durable) throw err;
           logger.error(`listener for ${event} failed`, err);
         }
       }

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { chunk } from '../runs/repo.js';
 import { FLAKINESS_WINDOW, type CaseStats, type ScoredResult } from './score.js';
 
 export function createFlakinessRepo(db: Db) {
@@ -120,4 +119,3 @@ export function createFlakinessRepo(db: Db) {
     },
   };
 }
-export { chunk };

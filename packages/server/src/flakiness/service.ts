@@ -2,7 +2,8 @@ import type { FlakinessEntry } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
-import { chunk, createFlakinessRepo } from './repo.js';
+import { chunk } from '../db/batch.js';
+import { createFlakinessRepo } from './repo.js';
 import { scoreCase } from './score.js';
 
 /** Auto-quarantine needs this many scored results before it trusts a score (decisions §7). */

@@ -48,16 +48,16 @@ describe('foundation', () => {
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body', reason: 'invalid_type' } });
   });
 
-  it('creates an API key once and replays the answer for the same Idempotency-Key', async () => {
+  it('creates a project once and replays the answer for the same Idempotency-Key', async () => {
     const headers = { 'Idempotency-Key': 'k-1' };
-    const a = await t.api('POST', '/api-keys', { auth: t.owner, body: { projectId: t.projectId, name: 'ci' }, headers });
-    const b = await t.api('POST', '/api-keys', { auth: t.owner, body: { projectId: t.projectId, name: 'ci' }, headers });
+    const a = await t.api('POST', '/projects', { auth: t.owner, body: { teamId: t.teamId, name: 'idem' }, headers });
+    const b = await t.api('POST', '/projects', { auth: t.owner, body: { teamId: t.teamId, name: 'idem' }, headers });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.body).toEqual(a.body);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
-    const list = await t.api('GET', `/api-keys?projectId=${t.projectId}`, { auth: t.owner });
-    expect(list.body.data.filter((k: { name: string }) => k.name === 'ci')).toHaveLength(1);
+    const list = await t.api('GET', `/projects?teamId=${t.teamId}`, { auth: t.owner });
+    expect(list.body.data.filter((p: { name: string }) => p.name === 'idem')).toHaveLength(1);
   });
 
   it('answers unknown routes with NOT_FOUND', async () => {

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope } from '../authz/principal.js';
+import { SECRET_RESPONSES } from '../idempotency/service.js';
 import { stringifyResponse } from '../lib/deepJson.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
@@ -33,10 +34,11 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
         return { status, body: stringifyResponse(payload) };
       };
 
-      const idemKey = def.method === 'POST' ? c.req.header('idempotency-key') : undefined;
+      // Uploads take their key themselves once the file's digest is known (artifacts/route.ts).
+      const idemKey = def.method === 'POST' && !def.multipart ? c.req.header('idempotency-key') : undefined;
       const result = idemKey
         ? await services.idempotency.run(
-            { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw) },
+            { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw), secretInResponse: SECRET_RESPONSES[op] },
             run,
           )
         : { ...(await run()), replayed: false };

@@ -10,7 +10,7 @@ export function createIdempotencyRepo(db: Db) {
       const res = await db.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['scope', 'key']).doNothing()).executeTakeFirst();
       return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
     },
-    async complete(id: string, statusCode: number, body: string) {
+    async complete(id: string, statusCode: number, body: string | null) {
       await db.updateTable('idempotency_keys').set({ status_code: statusCode, response_body: body }).where('id', '=', id).execute();
     },
     async release(id: string) {

@@ -1,4 +1,7 @@
+import type { OperationId } from '@testreport/contract';
 import type { ServerConfig } from '../config.js';
+import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/transaction.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { ConflictError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -6,53 +9,89 @@ import type { IdempotencyRepo } from './repo.js';
 
 const TTL_MS = 24 * 3600 * 1000;
 
+/**
+ * Operations whose response carries a secret shown once (decisions §10: never stored in clear, not
+ * even inside a stored response). Webhook responses only say `hasSecret`, so they replay as usual.
+ */
+export const SECRET_RESPONSES: Partial<Record<OperationId, string>> = { 'apiKeys.create': 'an API key' };
+
 export interface StoredResponse {
   status: number;
   body: string;
 }
 
+export interface RunInput {
+  scope: string;
+  key: string;
+  method: string;
+  path: string;
+  bodyHash: string;
+  /** What the response carries a secret of (e.g. "an API key"): such a response is never stored or replayed. */
+  secretInResponse?: string;
+}
+
 /**
  * Idempotency-Key on every POST (decisions §5): the first response is stored and replayed for a
  * repeat by the same caller within 24 h, so a client retry never duplicates a result.
+ *
+ * Crash safety (issue 15.1): the reservation, the work and the stored response commit together in
+ * one transaction (`inTransaction`: every repository below `work` joins it). A crash before the
+ * commit leaves nothing behind, so the retry with the same key simply does the work; a crash after
+ * it leaves the stored response, which the retry gets. No lease or clean-up is needed, and no
+ * in-process state guards it, so servers sharing one database behave the same.
  */
-export function createIdempotencyService(repo: IdempotencyRepo, config: ServerConfig) {
+export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: ServerConfig) {
+  const checkKey = (key: string) => {
+    if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new ValidationError('Idempotency-Key', 'invalid_value', 'Idempotency-Key must be 1–255 visible ASCII characters');
+    }
+  };
+
+  /** The stored answer for a repeat, a 409 for a different request, or undefined when the key is free. */
+  async function replayOf(input: RunInput, requestHash: string): Promise<(StoredResponse & { replayed: true }) | undefined> {
+    const existing = await repo.find(input.scope, input.key);
+    if (!existing) return undefined;
+    // Expired, or a reservation without a response: written by a version that reserved outside the
+    // transaction and died before answering (15.1). Nothing it did was acknowledged, so it is free.
+    if (Date.parse(existing.created_at) < config.now().getTime() - TTL_MS || existing.status_code === null) {
+      await repo.release(existing.id);
+      return undefined;
+    }
+    if (existing.request_hash !== requestHash) throw new ConflictError('This Idempotency-Key was already used for a different request');
+    if (input.secretInResponse) {
+      throw new ConflictError(
+        `This Idempotency-Key already created ${input.secretInResponse}; its secret is shown only once and is not stored, so it cannot be replayed. Create a new one if it was lost.`,
+      );
+    }
+    return { status: existing.status_code, body: existing.response_body ?? '', replayed: true };
+  }
+
   return {
     /**
-     * Runs `work` once per (scope, key). A repeat of a finished request gets the stored response;
-     * a repeat while the first is still running, or with a different body, gets 409.
+     * Runs `work` once per (scope, key). A repeat of a finished request gets the stored response; a
+     * repeat with a different body gets 409; a repeat racing the first waits for its commit.
      */
-    async run(
-      input: { scope: string; key: string; method: string; path: string; bodyHash: string },
-      work: () => Promise<StoredResponse>,
-    ): Promise<StoredResponse & { replayed: boolean }> {
-      if (input.key.length > 255 || !/^[\x21-\x7e]+$/.test(input.key)) {
-        throw new ValidationError('Idempotency-Key', 'invalid_value', 'Idempotency-Key must be 1–255 visible ASCII characters');
-      }
-      const now = config.now();
+    async run(input: RunInput, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+      checkKey(input.key);
       const requestHash = sha256Hex(`${input.method} ${input.path}\n${input.bodyHash}`);
-      const existing = await repo.find(input.scope, input.key);
-      if (existing && Date.parse(existing.created_at) < now.getTime() - TTL_MS) {
-        await repo.release(existing.id);
-      } else if (existing) {
-        if (existing.request_hash !== requestHash) {
-          throw new ConflictError('This Idempotency-Key was already used for a different request');
+      return inTransaction(db, async () => {
+        const replay = await replayOf(input, requestHash);
+        if (replay) return replay;
+        const id = newId();
+        const reserved = await repo.reserve({ id, scope: input.scope, key: input.key, method: input.method, path: input.path, request_hash: requestHash, created_at: config.now().toISOString() });
+        if (!reserved) {
+          // Another server committed this key while we waited on its row (shared PostgreSQL).
+          const raced = await replayOf(input, requestHash);
+          if (raced) return raced;
+          throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
         }
-        if (existing.status_code === null) throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
-        return { status: existing.status_code, body: existing.response_body ?? '', replayed: true };
-      }
-      const id = newId();
-      const reserved = await repo.reserve({ id, scope: input.scope, key: input.key, method: input.method, path: input.path, request_hash: requestHash, created_at: now.toISOString() });
-      if (!reserved) throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
-      try {
         const res = await work();
         // Server faults are not remembered: the retry should get a fresh chance.
         if (res.status >= 500) await repo.release(id);
-        else await repo.complete(id, res.status, res.body);
+        // A response carrying a secret is never stored (decisions §10): a replay is refused instead.
+        else await repo.complete(id, res.status, input.secretInResponse ? null : res.body);
         return { ...res, replayed: false };
-      } catch (err) {
-        await repo.release(id);
-        throw err;
-      }
+      });
     },
     bodyHash: (body: string | Uint8Array) => sha256Hex(Buffer.from(body)),
     purgeExpired: () => repo.deleteOlderThan(new Date(config.now().getTime() - TTL_MS).toISOString()),

@@ -1,6 +1,6 @@
 import type { Project, ProjectSettings } from '@testreport/contract';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
-import { bool } from '../lib/json.js';
+import { bool } from '../db/values.js';
 
 export const toProject = (r: ProjectsTable): Project => ({ id: r.id, name: r.name, teamId: r.team_id, createdAt: r.created_at, updatedAt: r.updated_at });
 export const toSettings = (r: ProjectSettingsTable): ProjectSettings => ({

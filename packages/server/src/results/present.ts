@@ -1,5 +1,5 @@
 import type { Step, Test, TestCreated, TestError, TestListItem } from '@testreport/contract';
-import { bool, fromJson } from '../lib/json.js';
+import { bool, fromJson } from '../db/values.js';
 import type { TestRow } from './repo.js';
 
 type Status = Test['status'];

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
-import { chunk } from '../runs/repo.js';
+import { chunk, rowsPerStatement } from '../db/batch.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -13,9 +13,9 @@ export interface CaseKey {
   latestTestId: string;
 }
 
-/** ~24 bound values per test row; 200 rows stay far below SQLite's 32,766 limit. */
-const TEST_ROWS_PER_INSERT = 200;
-const CASE_ROWS_PER_UPSERT = 500;
+/** ~24 bound values per test row, 9 per case row; statements stay far below every dialect's limit. */
+const TEST_ROWS_PER_INSERT = rowsPerStatement(24, 200);
+const CASE_ROWS_PER_UPSERT = rowsPerStatement(9, 500);
 /** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
 export const TOTAL_COUNT_CAP = 10_000;
 

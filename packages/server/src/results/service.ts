@@ -4,7 +4,7 @@ import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { int, toJson } from '../lib/json.js';
+import { int, toJson } from '../db/values.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
 

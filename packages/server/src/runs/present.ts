@@ -1,5 +1,5 @@
 import type { Run, RunListItem } from '@testreport/contract';
-import { fromJson } from '../lib/json.js';
+import { fromJson } from '../db/values.js';
 import type { RunRow, StatusCounts } from './repo.js';
 
 /** passedTests / totalTests × 100 with two decimals; 0 for an empty run (decisions §4). */

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import type { Db } from '../db/database.js';
 import type { RunsTable } from '../db/schema.js';
 
@@ -12,13 +13,6 @@ export interface StatusCounts {
 }
 export const NO_TESTS: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
 
-/** SQLite accepts up to 32,766 bound values; chunks keep every IN list and multi-row insert well below. */
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 export function createRunRepo(db: Db) {
   return {
     async insert(row: RunRow) {
@@ -27,6 +21,11 @@ export function createRunRepo(db: Db) {
 
     async find(id: string): Promise<RunRow | undefined> {
       return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The run, locked against concurrent writers until the caller's transaction ends. */
+    async findForUpdate(id: string): Promise<RunRow | undefined> {
+      return db.selectFrom('runs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     },
 
     async list(q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
@@ -44,7 +43,7 @@ export function createRunRepo(db: Db) {
     async statusCounts(runIds: string[]): Promise<Map<string, StatusCounts>> {
       const out = new Map<string, StatusCounts>();
       for (const id of runIds) out.set(id, { ...NO_TESTS });
-      for (const ids of chunk(runIds, 500)) {
+      for (const ids of chunk(runIds, IN_LIST_CHUNK)) {
         if (ids.length === 0) continue;
         const rows = await db
           .selectFrom('tests')
@@ -79,7 +78,7 @@ export async function deleteRunsWithResults(trx: Db, runIds: string[]): Promise<
   if (runIds.length === 0) return;
   const caseIds = (await trx.selectFrom('tests').select('case_id').distinct().where('run_id', 'in', runIds).execute()).map((r) => r.case_id);
   await trx.deleteFrom('runs').where('id', 'in', runIds).execute();
-  for (const ids of chunk(caseIds, 500)) {
+  for (const ids of chunk(caseIds, IN_LIST_CHUNK)) {
     await trx
       .updateTable('test_cases')
       .set((eb) => ({

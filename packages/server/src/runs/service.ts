@@ -1,10 +1,11 @@
 import type { Run, RunCreate, RunListItem, RunUpdate } from '@testreport/contract';
 import { runPrefix } from '../artifacts/store.js';
 import type { Principal } from '../authz/principal.js';
+import { inTransaction } from '../db/transaction.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { toJson } from '../lib/json.js';
+import { toJson } from '../db/values.js';
 import { checkCounts } from './counts.js';
 import { toRun, toRunListItem } from './present.js';
 import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
@@ -87,8 +88,11 @@ export function createRunService(deps: Deps) {
         created_at: at,
         updated_at: at,
       };
-      await repo.insert(row);
-      if (row.finished_at) await announceFinish(row);
+      // A run created finished is announced in the same transaction: its deliveries commit with it.
+      await inTransaction(deps.db, async () => {
+        await repo.insert(row);
+        if (row.finished_at) await announceFinish(row);
+      });
       return present(row);
     },
 
@@ -108,10 +112,10 @@ export function createRunService(deps: Deps) {
 
     async update(principal: Principal, id: string, patch: RunUpdate): Promise<Run> {
       await findReadable(principal, id, 'report');
-      // Read and write in one transaction so two concurrent PATCHes cannot both finish the run.
-      const { row, finished } = await deps.db.transaction().execute(async (trx) => {
-        const txRepo = createRunRepo(trx);
-        const current = (await txRepo.find(id))!;
+      // Read, write and announce in one transaction: two concurrent PATCHes cannot both finish the
+      // run, and the deliveries the finish queues commit with it (a crash loses neither, 15.5).
+      const row = await inTransaction(deps.db, async () => {
+        const current = (await repo.findForUpdate(id))!;
         const at = now();
         const set: Partial<RunRow> = { updated_at: at };
         if (patch.status !== undefined) set.status = patch.status;
@@ -123,15 +127,15 @@ export function createRunService(deps: Deps) {
         if (patch.duration !== undefined) set.duration = patch.duration;
         const finishes = current.status === 'running' && patch.status !== undefined && FINISHED.has(patch.status);
         if (finishes) set.finished_at = at;
-        const after = { ...current, ...set } as RunRow;
+        const updated = { ...current, ...set } as RunRow;
         if (COUNT_FIELDS.some((f) => patch[f] !== undefined)) {
-          const derived = COUNT_COLUMNS.some((col) => after[col] === null) ? (await txRepo.statusCounts([id])).get(id)! : NO_TESTS;
-          checkCounts(after, derived, patch);
+          const derived = COUNT_COLUMNS.some((col) => updated[col] === null) ? (await repo.statusCounts([id])).get(id)! : NO_TESTS;
+          checkCounts(updated, derived, patch);
         }
-        await txRepo.update(id, set);
-        return { row: after, finished: finishes };
+        await repo.update(id, set);
+        if (finishes) await announceFinish(updated);
+        return updated;
       });
-      if (finished) await announceFinish(row);
       return present(row);
     },
 

@@ -99,6 +99,9 @@ export interface UploadOptions {
   content?: Buffer | AsyncIterable<Buffer>;
   /** Puts the file part before the fields (which the server refuses). */
   fileFirst?: boolean;
+  headers?: Record<string, string>;
+  /** Aborts the request mid-body (the client disconnects). */
+  signal?: AbortSignal;
 }
 
 /** POST /upload as a streamed multipart body, fields first (as the SDK sends them). */
@@ -129,12 +132,13 @@ export async function upload(t: TestServer, opts: UploadOptions) {
   });
   const res = await fetch(`${t.baseUrl}/upload`, {
     method: 'POST',
-    headers: { 'X-API-Key': opts.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+    headers: { 'X-API-Key': opts.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...opts.headers },
     body: stream,
+    signal: opts.signal,
     duplex: 'half',
   } as RequestInit);
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
 /** A run row written directly, so artifact and webhook tests do not depend on the runs service. */

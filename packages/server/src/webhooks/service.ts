@@ -2,10 +2,11 @@ import type { Run, Webhook, WebhookCreate, WebhookDelivery, WebhookEvent, Webhoo
 import type { Principal } from '../authz/principal.js';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/schema.js';
+import { afterCommit } from '../db/transaction.js';
 import type { BackgroundJob, Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { bool, fromJson, int } from '../lib/json.js';
+import { bool, fromJson, int } from '../db/values.js';
 import { createWebhookRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from './repo.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { sendDelivery } from './send.js';
@@ -122,10 +123,11 @@ export function createWebhookService(deps: Deps) {
       if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run) }));
       if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run) }));
     }
-    // The outbox row is committed before anything is sent: a crash after this loses no delivery.
+    // The outbox rows commit with the finished run (the emitter's transaction) before anything is
+    // sent: a crash loses neither, and the worker is woken only once they are visible.
     await repo.insertDeliveries(rows);
-    if (rows.length) worker.kick();
-  });
+    if (rows.length) afterCommit(() => worker.kick());
+  }, { durable: true });
 
   return {
     job: worker.job as BackgroundJob,

@@ -1,0 +1,26 @@
+import type { Dialect, KyselyPlugin } from 'kysely';
+
+/**
+ * Everything that differs between the databases the server runs on. Services and repositories never
+ * ask which dialect is active: they write portable Kysely queries, and what cannot be portable is
+ * answered here (one file per dialect under `dialects/`).
+ */
+export interface DialectSupport {
+  readonly name: 'sqlite' | 'postgres';
+  /** Whether `url` (`--database-url`) names a database of this dialect. */
+  handles(url: string): boolean;
+  /** Most bound values one statement may carry; `db/batch.ts` keeps every statement below the smallest. */
+  readonly maxBoundParams: number;
+  /** A failed insert/update that hit a unique index or primary key. */
+  isUniqueViolation(err: unknown): boolean;
+  /**
+   * Column types of the portable representations (see `values.ts`): booleans are 0/1 integers, JSON
+   * is text, timestamps are ISO-8601 UTC text, so rows read the same on every dialect.
+   */
+  readonly columnTypes: { bool: string; json: string; timestamp: string };
+  /**
+   * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
+   * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
+   */
+  open(url: string): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
+}

@@ -1,0 +1,134 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
+import type { Db } from './database.js';
+
+/**
+ * The "current transaction" of an async call chain. While `inTransaction(db, fn)` runs, every query
+ * made through `db` anywhere below `fn` (services and repositories keep their signatures and their
+ * `db`) runs on the transaction's connection, and a nested `db.transaction()` becomes a savepoint
+ * inside it: it joins the outer transaction, and rolling it back undoes only its own part.
+ */
+interface Scope {
+  driver: ScopedDriver;
+  conn: DatabaseConnection;
+  savepoints: string[];
+  seq: number;
+  /** Set once committed or rolled back: late async work started inside must not reuse the connection. */
+  done: boolean;
+  afterCommit: (() => void)[];
+}
+const current = new AsyncLocalStorage<Scope>();
+
+class ScopedDriver implements Driver {
+  #init: Promise<void> | undefined;
+  constructor(private readonly inner: Driver) {}
+
+  #scope(conn?: DatabaseConnection): Scope | undefined {
+    const s = current.getStore();
+    return s && s.driver === this && !s.done && (conn === undefined || s.conn === conn) ? s : undefined;
+  }
+
+  init() {
+    return (this.#init ??= this.inner.init());
+  }
+  async acquireConnection() {
+    return this.#scope()?.conn ?? this.inner.acquireConnection();
+  }
+  async releaseConnection(conn: DatabaseConnection) {
+    if (!this.#scope(conn)) await this.inner.releaseConnection(conn);
+  }
+  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {
+    const s = this.#scope(conn);
+    if (!s) return this.inner.beginTransaction(conn, settings);
+    const name = `sp_${++s.seq}`;
+    s.savepoints.push(name);
+    await conn.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
+  }
+  async commitTransaction(conn: DatabaseConnection) {
+    const s = this.#scope(conn);
+    if (!s) return this.inner.commitTransaction(conn);
+    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${s.savepoints.pop()!}`));
+  }
+  async rollbackTransaction(conn: DatabaseConnection) {
+    const s = this.#scope(conn);
+    if (!s) return this.inner.rollbackTransaction(conn);
+    const name = s.savepoints.pop()!;
+    await conn.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
+    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
+  }
+  destroy() {
+    return this.inner.destroy();
+  }
+
+  /** Runs `fn` in a new outermost transaction on a connection of its own. */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    await this.init();
+    const conn = await this.inner.acquireConnection();
+    const scope: Scope = { driver: this, conn, savepoints: [], seq: 0, done: false, afterCommit: [] };
+    try {
+      await this.inner.beginTransaction(conn, {});
+      let result: T;
+      try {
+        result = await current.run(scope, fn);
+      } catch (err) {
+        scope.done = true;
+        await this.inner.rollbackTransaction(conn);
+        throw err;
+      }
+      scope.done = true;
+      await this.inner.commitTransaction(conn);
+      for (const cb of scope.afterCommit) cb();
+      return result;
+    } finally {
+      scope.done = true;
+      await this.inner.releaseConnection(conn);
+    }
+  }
+}
+
+const drivers = new WeakMap<Db, ScopedDriver>();
+
+/** Wraps a dialect so that databases opened with it take part in `inTransaction`. */
+export function scopedDialect(dialect: Dialect): { dialect: Dialect; register(db: Db): void } {
+  let driver: ScopedDriver | undefined;
+  return {
+    dialect: {
+      createAdapter: () => dialect.createAdapter(),
+      createDriver: () => (driver = new ScopedDriver(dialect.createDriver())),
+      createQueryCompiler: () => dialect.createQueryCompiler(),
+      createIntrospector: (db) => dialect.createIntrospector(db),
+    },
+    register(db) {
+      if (!driver) throw new Error('scopedDialect: the database has not created its driver');
+      drivers.set(db, driver);
+    },
+  };
+}
+
+/**
+ * Runs `fn` in one transaction that every query through `db` below it joins. Inside an enclosing
+ * `inTransaction`, it is a savepoint of that transaction instead.
+ */
+export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const driver = drivers.get(db);
+  if (!driver) throw new Error('inTransaction needs a database opened by openDatabase()');
+  const s = current.getStore();
+  if (s && s.driver === driver && !s.done) return db.transaction().execute(() => fn());
+  return driver.run(fn);
+}
+
+/** A savepoint inside the current transaction of `db`, so `fn`'s failure undoes only its own writes; outside one, just `fn`. */
+export async function inSavepoint<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const s = current.getStore();
+  return s && s.driver === drivers.get(db) && !s.done ? db.transaction().execute(() => fn()) : fn();
+}
+
+/**
+ * Work with effects outside the database (mail, in-memory caches) that must only happen if the
+ * surrounding transaction commits: deferred until it does, run at once when there is none.
+ */
+export function afterCommit(fn: () => void): void {
+  const s = current.getStore();
+  if (s && !s.done) s.afterCommit.push(fn);
+  else fn();
+}

@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+
+/**
+ * Issue 15.5: the finished run and its queued deliveries are one write. A failure between them
+ * (here: the outbox insert refused by a trigger, standing in for a crash) must leave the run
+ * unfinished, so the client's retry finishes it and queues the deliveries (decisions §8).
+ */
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ backgroundJobs: false });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('finishing a run queues its webhook deliveries in the same transaction', () => {
+  it('rolls the finish back when the deliveries cannot be queued, and the retried PATCH queues them', async () => {
+    const db = t.server.services.deps.db;
+    const hook = await t.api('POST', '/webhooks', { auth: t.apiKey, body: { projectId: t.projectId, url: 'http://127.0.0.1:9/hook', events: ['run.completed'] } });
+    expect(hook.status).toBe(201);
+    const run = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running' } });
+    expect(run.status).toBe(201);
+
+    await sql`create trigger outbox_down before insert on webhook_deliveries begin select raise(abort, 'outbox unavailable'); end`.execute(db);
+    const failed = await t.api('PATCH', `/runs/${run.body.id}`, { auth: t.apiKey, body: { status: 'passed' } });
+    await sql`drop trigger outbox_down`.execute(db);
+    expect(failed.status).toBe(500);
+    expect((await t.api('GET', `/runs/${run.body.id}`, { auth: t.apiKey })).body.status).toBe('running');
+
+    const retried = await t.api('PATCH', `/runs/${run.body.id}`, { auth: t.apiKey, body: { status: 'passed' } });
+    expect(retried.status).toBe(200);
+    const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { auth: t.apiKey });
+    expect(deliveries.body.data.map((d: { event: string }) => d.event)).toEqual(['run.completed']);
+  });
+});
