@@ -16,6 +16,7 @@ import { createMailer } from './mail/mailer.js';
 import { handlers } from './routes.js';
 import { createServices, type Services } from './services.js';
 import { mountPages } from './web/pages.js';
+import { mountDashboard, notFound } from './web/routes.js';
 
 /** JSON bodies above this are refused with 413; artifacts go through the streaming upload instead. */
 const MAX_JSON_BODY = 64 * 1024 * 1024;
@@ -67,7 +68,8 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   mountEndpoints(app, services, handlers);
   mountStorage(app, services);
   mountPages(app);
-  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
+  mountDashboard(app, services);
+  app.notFound(notFound(services));
   app.onError((err, c) => toErrorResponse(err, c, logger));
 
   let jobsRunning = false;

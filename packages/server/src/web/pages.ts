@@ -70,11 +70,6 @@ const send = (html: string) => (c: Context) => {
 };
 
 export function mountPages(app: Hono) {
-  // The dashboard is not built yet; `/` says where the API and its description are.
-  app.get('/', (c) =>
-    c.html(`<!doctype html><meta charset="utf-8"><title>testreport</title>
-<h1>testreport</h1><p>The API is at <code>/api/v1</code>; its OpenAPI description is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>`),
-  );
   app.get('/verify-email', send(VERIFY));
   app.get('/reset-password', send(RESET));
   app.get('/accept-invitation', send(ACCEPT));

@@ -1,0 +1,57 @@
+import type { Context, Hono } from 'hono';
+import { compress } from 'hono/compress';
+import { storageUrlOf } from '../config.js';
+import { API_PREFIX } from '../http/router.js';
+import type { Services } from '../services.js';
+import { mountAssets } from './assets.js';
+import { mountAuthPages } from './authRoutes.js';
+import { webSameOrigin } from './csrf.js';
+import { mountProjectPages } from './pageRoutes.js';
+import { ErrorPage, SignInPage, UnverifiedPage } from './pages/auth.js';
+import { render, renderError } from './render.js';
+import { requireUser, safeNext, userOf, type WebEnv } from './session.js';
+import { mountTraceViewer } from './trace.js';
+
+/** Paths that answer JSON (the API, account endpoints, signed downloads); everything else is the dashboard. */
+const JSON_PREFIXES = [`${API_PREFIX}/`, '/auth/', '/storage/'];
+const SIGNED_IN = ['/projects/*', '/runs/*', '/tests/*', '/switch'];
+
+/** The browser dashboard: one call from app.ts. */
+export function mountDashboard(app: Hono, services: Services) {
+  const { config } = services.deps;
+  const web = app as unknown as Hono<WebEnv>;
+  for (const p of ['/', '/projects/*', '/runs/*', '/tests/*', '/assets/*', '/trace/*']) app.use(p, compress());
+  for (const p of ['/signin', '/signout', '/signup', '/forgot-password', '/projects/*']) app.use(p, webSameOrigin(() => config.publicUrl));
+  const unverified = (c: Context) => render(c, services, <UnverifiedPage />, 403);
+  for (const p of SIGNED_IN) web.use(p, requireUser(services, unverified));
+
+  mountAssets(app);
+  mountTraceViewer(app, () => {
+    const storage = new URL(storageUrlOf(config), config.publicUrl || 'http://localhost').origin;
+    return config.publicUrl && storage === new URL(config.publicUrl).origin ? '' : ` ${storage}`;
+  });
+  mountAuthPages(app, services);
+  const home = mountProjectPages(web, services);
+
+  app.get('/', async (c) => {
+    try {
+      const user = await userOf(c, services);
+      if (user === 'unverified') return unverified(c);
+      if (!user) return render(c, services, <SignInPage next={safeNext(c.req.query('next'))} />);
+      (c as unknown as Context<WebEnv>).set('principal', user);
+      return await home(c as unknown as Context<WebEnv>);
+    } catch (err) {
+      return renderError(c, services, err);
+    }
+  });
+}
+
+/** Unknown paths: JSON under the API, an HTML page everywhere else. */
+export function notFound(services: Services) {
+  return (c: Context) => {
+    if (JSON_PREFIXES.some((p) => c.req.path.startsWith(p)) || c.req.path === API_PREFIX) {
+      return c.json({ error: { code: 'NOT_FOUND', message: `No route for ${c.req.method} ${c.req.path}` } }, 404);
+    }
+    return render(c, services, <ErrorPage status={404} message={`There is no page at ${c.req.path}.`} />, 404);
+  };
+}
