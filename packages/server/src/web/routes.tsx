@@ -9,6 +9,7 @@ import { webSameOrigin } from './csrf.js';
 import { mountProjectPages } from './pageRoutes.js';
 import { ErrorPage, SignInPage, UnverifiedPage } from './pages/auth.js';
 import { render, renderError } from './render.js';
+import { mountSettingsPages } from './settingsRoutes.js';
 import { requireUser, safeNext, userOf, type WebEnv } from './session.js';
 import { mountTraceViewer } from './trace.js';
 
@@ -32,6 +33,7 @@ export function mountDashboard(app: Hono, services: Services) {
   });
   mountAuthPages(app, services);
   const home = mountProjectPages(web, services);
+  mountSettingsPages(web, services);
 
   app.get('/', async (c) => {
     try {

@@ -61,7 +61,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .bar{display:inline-block;vertical-align:middle}
 .shots{display:flex;flex-wrap:wrap;gap:1rem}
 .shots figure{margin:0;max-width:100%}
-.shots img,.shots video{max-width:min(100%,40rem);height:auto;border:1px solid var(--line);border-radius:6px}
+.shots img,.shots video{max-width:min(100%,28rem);height:auto;border:1px solid var(--line);border-radius:6px}
 .notice{border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:6px;padding:.5rem .75rem;margin:.5rem 0;background:var(--panel)}
 .notice.error{border-left-color:var(--fail)}
 .secret{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}

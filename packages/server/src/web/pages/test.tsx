@@ -17,6 +17,13 @@ const Block = ({ label, text }: { label: string; text: string | null | undefined
     </>
   ) : null;
 
+/** Playwright's stack repeats the message first; show only the frames below it. */
+function stackOnly(message: string, stack: string | undefined) {
+  const m = stripAnsi(message).trim();
+  const st = stripAnsi(stack).trim();
+  return st.startsWith(m) ? st.slice(m.length).trim() : st;
+}
+
 export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Step[]; artifacts: Artifact[]; history: History; caseState: CaseState; secureContext: boolean }) {
   const { test, run, caseState } = props;
   return (
@@ -72,7 +79,7 @@ export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Ste
               <dd><code>{test.error.actual ?? ''}</code></dd>
             </dl>
           )}
-          <Block label="Stack" text={test.error.stack} />
+          <Block label="Stack" text={stackOnly(test.error.message, test.error.stack)} />
         </>
       )}
 
