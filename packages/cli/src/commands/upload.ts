@@ -196,7 +196,8 @@ Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the uplo
         } finally {
           view.stop();
         }
-        const runUrl = `${client.baseUrl}/runs/${outcome.runId}`;
+        // The dashboard page of the run (the API has the same path under {base_url}).
+        const runUrl = `${client.appUrl}/runs/${outcome.runId}`;
         if (out.json) return out.data({ ...outcome, runUrl });
         printSummary(ctx, outcome, scan, runUrl);
       }),

@@ -11,13 +11,15 @@ import { safeNext, userOf } from './session.js';
 
 export const LAST_PROJECT_COOKIE = 'testreport_project';
 
-/** A form field as text (files and absent fields are empty). */
-export async function formFields(c: Context): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
+/** The text fields of a parsed form (files dropped). */
+export function stringFields(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
   return out;
 }
+
+/** A form's text fields (files and absent fields are left out). */
+export const formFields = async (c: Context) => stringFields(await c.req.parseBody());
 
 /** Sign-in forms share the API's per-IP `auth` limit, so the form is no way around it. */
 function limitAuth(c: Context, services: Services) {

@@ -3,7 +3,7 @@ import { apiKeyCreate, invitationCreate, settingsUpdate, webhookCreate, webhookU
 import { parseWith } from '../http/validation.js';
 import { AppError, NotFoundError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { formFields } from './authRoutes.js';
+import { formFields, stringFields } from './authRoutes.js';
 import { pageOf } from './format.js';
 import type { NavData } from './layout.js';
 import { MembersPage } from './pages/members.js';
@@ -27,6 +27,13 @@ const DONE: Record<string, string> = {
   removed: 'Member removed.',
 };
 const DELIVERIES_PER_PAGE = 20;
+
+/** A webhook form: its text fields and every checked event (a repeated field). */
+async function hookForm(c: Ctx) {
+  const body = await c.req.parseBody({ all: true });
+  const events = ([] as unknown[]).concat(body.events ?? []).filter((e): e is string => typeof e === 'string');
+  return { fields: stringFields(body), events };
+}
 
 const flashOf = (c: Ctx): Flash => ({ notice: DONE[c.req.query('done') ?? ''] });
 /** A validation or permission problem is shown on the form's page, with the status it deserves. */
@@ -107,10 +114,9 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
   };
   route('get', '/webhooks', (c) => showHooks(c, flashOf(c)));
   route('post', '/webhooks', async (c) => {
-    const body = await c.req.parseBody({ all: true });
-    const events = ([] as unknown[]).concat(body.events ?? []).filter((e): e is string => typeof e === 'string');
+    const { fields, events } = await hookForm(c);
     try {
-      const input = parseWith(webhookCreate, { projectId: c.req.param('id'), ...hookInput(await formFieldsOf(body), events) });
+      const input = parseWith(webhookCreate, { projectId: c.req.param('id'), ...hookInput(fields, events) });
       await services.webhooks.create(c.get('principal'), input);
       return done(c, '/webhooks', 'created');
     } catch (err) {
@@ -129,10 +135,9 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
   };
   route('get', '/webhooks/:hookId', (c) => showHook(c, flashOf(c)));
   route('post', '/webhooks/:hookId', async (c) => {
-    const body = await c.req.parseBody({ all: true });
-    const events = ([] as unknown[]).concat(body.events ?? []).filter((e): e is string => typeof e === 'string');
+    const { fields, events } = await hookForm(c);
     try {
-      const input = parseWith(webhookUpdate, hookInput(await formFieldsOf(body), events));
+      const input = parseWith(webhookUpdate, hookInput(fields, events));
       await services.webhooks.update(c.get('principal'), c.req.param('hookId') ?? '', input);
       return done(c, `/webhooks/${c.req.param('hookId')}`, 'saved');
     } catch (err) {
@@ -189,10 +194,4 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
       return showMembers(c, { error: p.error }, p.status);
     }
   });
-}
-
-async function formFieldsOf(body: Record<string, unknown>): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
-  return out;
 }

@@ -28,8 +28,9 @@ function inlineScriptHashes(html: string): string[] {
 
 /**
  * Serves the viewer at `/trace/`. Its own CSP: the viewer's scripts and its service worker from
- * here, traces fetched from here or {storage_url}, snapshots framed from itself; inline styles are
- * allowed because the viewer and the recorded page snapshots use them.
+ * here, traces fetched from here or {storage_url}, snapshots framed from itself (and one `data:`
+ * frame the viewer creates); inline styles are allowed because the viewer and the recorded page
+ * snapshots use them.
  */
 export function mountTraceViewer(app: Hono, storageOrigin: () => string) {
   const dir = traceViewerDir();
@@ -44,7 +45,7 @@ export function mountTraceViewer(app: Hono, storageOrigin: () => string) {
       `media-src 'self' data: blob:${storage}`,
       "font-src 'self' data:",
       `connect-src 'self'${storage}`,
-      "frame-src 'self'",
+      "frame-src 'self' data:",
       "worker-src 'self'",
       "frame-ancestors 'self'",
       "base-uri 'self'",

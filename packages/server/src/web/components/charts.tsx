@@ -25,7 +25,7 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
         <line class="axis" x1={PAD} y1={PAD} x2={W - PAD} y2={PAD} />
         <text x={2} y={PAD + 3}>100%</text>
         <text x={2} y={H - PAD + 3}>0%</text>
-        <text x={W - PAD + 2} y={PAD + 3}>{duration(maxDur)}</text>
+        <text x={W - PAD} y={PAD - 6} text-anchor="end">{`longest ${duration(maxDur)}`}</text>
         <polyline class="rate" points={rate} />
         <polyline class="dur" points={durs} />
         {points.map((p, i) => (
