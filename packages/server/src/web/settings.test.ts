@@ -97,6 +97,16 @@ describe('settings pages', () => {
     expect(asViewer.html).not.toContain('>Remove<');
   });
 
+  it('sends webhook payloads that link to the run page of the dashboard', async () => {
+    await page(`${base}/webhooks`, { cookie: t.owner.cookie, form: { url: 'http://127.0.0.1:9/done', events: ['run.completed'], isActive: 'true' } });
+    const run = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running' } });
+    await t.api('PATCH', `/runs/${run.body.id}`, { auth: t.apiKey, body: { status: 'passed' } });
+    const rows = await t.server.services.deps.db.selectFrom('webhook_deliveries').select('payload').where('event', '=', 'run.completed').execute();
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0].payload).data.run.url).toBe(`${t.url}/runs/${run.body.id}`);
+    expect((await page(`/runs/${run.body.id}`, { cookie: t.owner.cookie })).status).toBe(200);
+  });
+
   it('saves project settings for an admin', async () => {
     const res = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', autoQuarantineEnabled: 'true' } });
     expect(res.location).toBe(`${base}?done=saved`);
