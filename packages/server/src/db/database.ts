@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
+import * as m003 from './migrations/003_dashboard.js';
 import type { Database as Schema } from './schema.js';
 
 export type Db = Kysely<Schema>;
@@ -10,6 +11,7 @@ export type Db = Kysely<Schema>;
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_results': m002,
+  '003_dashboard': m003,
 };
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {

@@ -52,6 +52,7 @@ export interface RunComparison {
   stillFailing: CaseOutcome[];
 }
 
+type Newest = Map<string, { id: string; status: string }>;
 const FAILING = 'failed';
 const GOOD = new Set(['passed', 'flaky']);
 
@@ -69,33 +70,55 @@ export function createRunComparison(deps: Deps) {
     return run;
   }
 
+  const idsWith = (newest: Newest, status: string) => [...newest.values()].filter((r) => r.status === status).map((r) => r.id);
+
+  async function compareNewest(run: { id: string; project_id: string; branch: string | null }, now: Newest, baseBranch?: string | null): Promise<RunComparison> {
+    const base = await repo.previousFinished(run.project_id, baseBranch === undefined ? run.branch : baseBranch, run.id);
+    const before: Newest = base ? await repo.newestPerCase(base.id) : new Map();
+    const pick = (test: (status: string, was: string | undefined) => boolean) =>
+      [...now].filter(([caseId, r]) => test(r.status, before.get(caseId)?.status)).map(([, r]) => r.id);
+    const [newFailures, stillFailing, fixed] = await Promise.all([
+      repo.outcomesOf(pick((s, was) => s === FAILING && was !== FAILING)),
+      repo.outcomesOf(pick((s, was) => s === FAILING && was === FAILING)),
+      repo.outcomesOf(pick((s, was) => GOOD.has(s) && was === FAILING)),
+    ]);
+    return {
+      baseRun: base ? { id: base.id, branch: base.branch, status: base.status, createdAt: base.created_at } : null,
+      newFailures,
+      stillFailing,
+      fixed,
+    };
+  }
+
   return {
     /** Compares a run with the previous finished run on `baseBranch` (default: the run's own branch). */
     async compare(principal: Principal, runId: string, opts: { baseBranch?: string | null } = {}): Promise<RunComparison> {
       const run = await readableRun(principal, runId);
-      const base = await repo.previousFinished(run.project_id, opts.baseBranch === undefined ? run.branch : opts.baseBranch, run.id);
-      const outcomes = await repo.outcomes(run.id);
-      const failing = outcomes.filter((o) => o.status === FAILING);
-      if (!base) return { baseRun: null, newFailures: failing, fixed: [], stillFailing: [] };
-      const before = await repo.statusOfCases(base.id, outcomes.map((o) => o.caseId));
-      return {
-        baseRun: { id: base.id, branch: base.branch, status: base.status, createdAt: base.created_at },
-        newFailures: failing.filter((o) => before.get(o.caseId) !== FAILING),
-        stillFailing: failing.filter((o) => before.get(o.caseId) === FAILING),
-        fixed: outcomes.filter((o) => GOOD.has(o.status) && before.get(o.caseId) === FAILING),
-      };
+      return compareNewest(run, await repo.newestPerCase(run.id), opts.baseBranch);
+    },
+
+    /** Everything the run page shows about failures, reading the run's results once. */
+    async summary(principal: Principal, runId: string): Promise<{ groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[] }> {
+      const run = await readableRun(principal, runId);
+      const newest = await repo.newestPerCase(run.id);
+      const [failures, flaky, comparison] = await Promise.all([
+        repo.outcomesOf(idsWith(newest, FAILING)),
+        repo.outcomesOf(idsWith(newest, 'flaky')),
+        compareNewest(run, newest),
+      ]);
+      return { groups: groupFailures(failures), comparison, flaky };
     },
 
     /** The run's failures (newest attempt of each test) grouped by normalised error message. */
     async errorGroups(principal: Principal, runId: string): Promise<ErrorGroup[]> {
       const run = await readableRun(principal, runId);
-      return groupFailures(await repo.outcomes(run.id, [FAILING]));
+      return groupFailures(await repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), FAILING)));
     },
 
     /** Tests that were flaky in this run (passed after a retry). */
     async flaky(principal: Principal, runId: string): Promise<CaseOutcome[]> {
       const run = await readableRun(principal, runId);
-      return repo.outcomes(run.id, ['flaky']);
+      return repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), 'flaky'));
     },
   };
 }

@@ -26,30 +26,25 @@ export function createInsightsRepo(db: Db) {
     },
 
     /**
-     * One outcome per case of a run: its newest row (a retried test may be stored once per attempt).
-     * `statuses` narrows to those statuses of that newest row.
+     * The newest row of each case of a run (a retried test may be stored once per attempt), as
+     * case id → result id and status: one index range over the run's rows, light columns only.
      */
-    async outcomes(runId: string, statuses?: string[]): Promise<CaseOutcome[]> {
-      const newest = db.selectFrom('tests').select((eb) => eb.fn.max('id').as('id')).where('run_id', '=', runId).groupBy('case_id');
-      let q = db
-        .selectFrom('tests')
-        .select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message'])
-        .where('run_id', '=', runId)
-        .where('id', 'in', newest);
-      if (statuses) q = q.where('status', 'in', statuses);
-      const rows = await q.orderBy('file_path').orderBy('full_title').execute();
-      return rows.map((r) => ({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message }));
+    async newestPerCase(runId: string): Promise<Map<string, { id: string; status: string }>> {
+      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('run_id', '=', runId).orderBy('id').execute();
+      const out = new Map<string, { id: string; status: string }>();
+      for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
+      return out;
     },
 
-    /** The newest status of each of `caseIds` in a run. */
-    async statusOfCases(runId: string, caseIds: string[]): Promise<Map<string, string>> {
-      const out = new Map<string, string>();
-      for (const ids of chunk(caseIds, 500)) {
+    /** Titles, file and error of some results, in suite order (file, then full title). */
+    async outcomesOf(testIds: string[]): Promise<CaseOutcome[]> {
+      const out: CaseOutcome[] = [];
+      for (const ids of chunk(testIds, 500)) {
         if (ids.length === 0) continue;
-        const rows = await db.selectFrom('tests').select(['case_id', 'status', 'id']).where('run_id', '=', runId).where('case_id', 'in', ids).orderBy('id').execute();
-        for (const r of rows) out.set(r.case_id, r.status);
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message']).where('id', 'in', ids).execute();
+        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message });
       }
-      return out;
+      return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
     },
 
     /** Pass rate inputs and duration of the project's newest `limit` runs, oldest first. */
@@ -88,15 +83,16 @@ export function createInsightsRepo(db: Db) {
       return rows.map((r) => r.branch!);
     },
 
-    /** Counts per file and status of a run: the top level of its suite tree. */
+    /** Counts per file and status of a run: the top level of its suite tree (grouped in index order, no sort). */
     async fileCounts(runId: string) {
+      const n = (status: string) => sql<number>`sum(case when status = ${status} then 1 else 0 end)`;
       const rows = await db
         .selectFrom('tests')
-        .select(['file_path', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .select(['file_path', (eb) => eb.fn.countAll<number>().as('total'), n('passed').as('passed'), n('failed').as('failed'), n('flaky').as('flaky'), n('skipped').as('skipped')])
         .where('run_id', '=', runId)
-        .groupBy(['file_path', 'status'])
+        .groupBy('file_path')
         .execute();
-      return rows.map((r) => ({ filePath: r.file_path, status: r.status, n: Number(r.n) }));
+      return rows.map((r) => ({ filePath: r.file_path, total: Number(r.total), counts: { passed: Number(r.passed), failed: Number(r.failed), flaky: Number(r.flaky), skipped: Number(r.skipped) } }));
     },
 
     /** One page of a run's results in suite order (file, then full title), with a status filter and search. */
@@ -110,9 +106,10 @@ export function createInsightsRepo(db: Db) {
       const [rows, total] = await Promise.all([
         base
           .select(['id', 'title', 'full_title', 'file_path', 'status', 'duration', 'retries', 'attempt', 'is_flaky'])
+          // The index's own order (run, file, title, status): the page is read in order, never sorted.
           .orderBy('file_path')
           .orderBy('full_title')
-          .orderBy('id')
+          .orderBy('status')
           .limit(q.limit)
           .offset(q.offset)
           .execute(),

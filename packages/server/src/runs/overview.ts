@@ -69,16 +69,9 @@ export function createRunOverview(deps: Deps) {
       const run = await runs.find(runId);
       if (!run) throw new NotFoundError('Run');
       await deps.authz.project(principal, run.project_id, 'read', 'resource', 'run');
-      const files = new Map<string, FileNode>();
-      for (const { filePath, status, n } of await repo.fileCounts(runId)) {
-        const key = filePath ?? '';
-        let f = files.get(key);
-        if (!f) files.set(key, (f = { filePath: key, counts: {}, total: 0 }));
-        f.counts[status] = (f.counts[status] ?? 0) + n;
-        f.total += n;
-      }
+      const files: FileNode[] = (await repo.fileCounts(runId)).map((f) => ({ filePath: f.filePath ?? '', counts: f.counts, total: f.total }));
       const page = await repo.suitePage({ runId, ...q });
-      return { files: [...files.values()].sort((a, b) => a.filePath.localeCompare(b.filePath)), ...page, limit: q.limit, offset: q.offset };
+      return { files, ...page, limit: q.limit, offset: q.offset };
     },
   };
 }

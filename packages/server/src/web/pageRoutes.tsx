@@ -71,11 +71,9 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       const run = await services.runs.get(principal, param(c));
       const filters = { status: oneOf(c.req.query('status'), ['passed', 'failed', 'flaky', 'skipped']), q: text(c.req.query('q')) };
       const pageNo = pageOf(c.req.query('page'));
-      const [nav, groups, comparison, flaky, suite] = await Promise.all([
+      const [nav, { groups, comparison, flaky }, suite] = await Promise.all([
         loadNav(services, principal, run.projectId, 'runs'),
-        services.runComparison.errorGroups(principal, run.id),
-        services.runComparison.compare(principal, run.id),
-        services.runComparison.flaky(principal, run.id),
+        services.runComparison.summary(principal, run.id),
         services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
       ]);
       rememberProject(c, run.projectId);
