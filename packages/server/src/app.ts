@@ -15,7 +15,6 @@ import { newId } from './lib/ids.js';
 import { createMailer } from './mail/mailer.js';
 import { handlers } from './routes.js';
 import { createServices, type Services } from './services.js';
-import { mountPages } from './web/pages.js';
 import { mountDashboard, notFound } from './web/routes.js';
 
 /** JSON bodies above this are refused with 413; artifacts go through the streaming upload instead. */
@@ -67,7 +66,6 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   app.get(`${API_PREFIX}/openapi.json`, (c) => c.json(buildOpenApi(config.publicUrl)));
   mountEndpoints(app, services, handlers);
   mountStorage(app, services);
-  mountPages(app);
   mountDashboard(app, services);
   app.notFound(notFound(services));
   app.onError((err, c) => toErrorResponse(err, c, logger));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
+import { ACCOUNT_FLOWS } from './assets/accountFlows.js';
 import { ISLANDS } from './assets/islands.js';
 import { STYLES } from './assets/styles.js';
 
@@ -9,6 +10,7 @@ const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
 export const ASSET_URLS = {
   css: `/assets/app.${hashOf(STYLES)}.css`,
   js: `/assets/app.${hashOf(ISLANDS)}.js`,
+  account: `/assets/account.${hashOf(ACCOUNT_FLOWS)}.js`,
 };
 
 export function mountAssets(app: Hono) {
@@ -16,4 +18,5 @@ export function mountAssets(app: Hono) {
     new Response(body, { headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=31536000, immutable' } });
   app.get(ASSET_URLS.css, serve(STYLES, 'text/css; charset=utf-8'));
   app.get(ASSET_URLS.js, serve(ISLANDS, 'text/javascript; charset=utf-8'));
+  app.get(ASSET_URLS.account, serve(ACCOUNT_FLOWS, 'text/javascript; charset=utf-8'));
 }

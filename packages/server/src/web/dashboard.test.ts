@@ -225,6 +225,22 @@ describe('trace viewer', () => {
   });
 });
 
+describe('mailed-link pages', () => {
+  it.each([
+    ['/verify-email', 'verify', "post('/auth/verify-email'"],
+    ['/reset-password', 'reset', "post('/auth/reset-password'"],
+    ['/accept-invitation', 'accept', "post('/api/v1/invitations/accept'"],
+  ])('%s is a dashboard page whose script posts the token, with no Referer leaving it', async (path, flow, posts) => {
+    const res = await page(`${path}?token=abc`);
+    expect(res.status).toBe(200);
+    expect(res.html).toContain(`data-flow="${flow}"`);
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /<script src="(\/assets\/account\.[0-9a-f]+\.js)"/.exec(res.html)![1];
+    expect(await (await page(script)).html).toContain(posts);
+  });
+});
+
 describe('normaliseError', () => {
   it('groups messages that differ only in numbers, ids and quoted values', () => {
     expect(normaliseError('Timed out 5000ms waiting for "#a"')).toBe(normaliseError('\u001b[31mTimed out 300ms waiting for "#b"\u001b[39m\nmore'));

@@ -13,16 +13,18 @@ export interface NavData {
   section: 'runs' | 'flaky' | 'settings' | null;
 }
 
-function Document({ title, children }: { title: string; children: Child }) {
+function Document({ title, script, noReferrer, children }: { title: string; script?: string; noReferrer?: boolean; children: Child }) {
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
+        {noReferrer && <meta name="referrer" content="no-referrer" />}
         <title>{`${title} · testreport`}</title>
         <link rel="stylesheet" href={ASSET_URLS.css} />
         <script src={ASSET_URLS.js} defer></script>
+        {script && <script src={script} defer></script>}
       </head>
       {children}
     </html>
@@ -86,10 +88,10 @@ export function Layout({ title, nav, children }: { title: string; nav: NavData; 
 }
 
 /** Pages without a session: sign in, sign up, password reset, errors for signed-out visitors. */
-export function Bare({ title, children }: { title: string; children: Child }) {
+export function Bare({ title, flow, script, children }: { title: string; flow?: string; script?: string; children: Child }) {
   return (
-    <Document title={title}>
-      <body>
+    <Document title={title} script={script} noReferrer={flow !== undefined}>
+      <body data-flow={flow}>
         <main id="main" class="auth">{children}</main>
       </body>
     </Document>

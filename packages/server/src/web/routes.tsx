@@ -8,6 +8,7 @@ import { mountAuthPages } from './authRoutes.js';
 import { webSameOrigin } from './csrf.js';
 import { mountProjectPages } from './pageRoutes.js';
 import { ErrorPage, SignInPage, UnverifiedPage } from './pages/auth.js';
+import { MailLinkPage } from './pages/mailLinks.js';
 import { render, renderError } from './render.js';
 import { mountSettingsPages } from './settingsRoutes.js';
 import { requireUser, safeNext, userOf, type WebEnv } from './session.js';
@@ -32,6 +33,14 @@ export function mountDashboard(app: Hono, services: Services) {
     return config.publicUrl && storage === new URL(config.publicUrl).origin ? '' : ` ${storage}`;
   });
   mountAuthPages(app, services);
+  // The mailed links carry a token in the URL: no Referer may ever leave these pages.
+  for (const [path, flow] of [['/verify-email', 'verify'], ['/reset-password', 'reset'], ['/accept-invitation', 'accept']] as const) {
+    app.get(path, async (c) => {
+      const res = await render(c, services, <MailLinkPage flow={flow} />);
+      res.headers.set('Referrer-Policy', 'no-referrer');
+      return res;
+    });
+  }
   const home = mountProjectPages(web, services);
   mountSettingsPages(web, services);
 
