@@ -5,8 +5,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '@testreport/server/testing';
+import { startTestServer, tokenFrom, waitForMail, type TestServer } from '@testreport/server/testing';
 
+/** vitest polls for 1 s by default; scrypt and page loads take longer on a shared machine. */
+const POLL = { timeout: 15_000 };
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const shots = join(root, 'docs/img');
 const playwrightCli = join(root, 'node_modules/@playwright/test/cli.js');
@@ -90,7 +92,7 @@ describe('dashboard in Chromium, filled by a real reporter run', () => {
 
   it('opens the reporter link signed out: sign-in first, then that very run', { timeout: 60_000 }, async () => {
     await page.goto(runLink);
-    await expect.poll(() => new URL(page.url()).pathname).toBe('/');
+    await expect.poll(() => new URL(page.url()).pathname, POLL).toBe('/');
     await page.screenshot({ path: join(shots, 'sign-in.png') });
     await signIn(page);
     await page.waitForURL(runLink);
@@ -109,7 +111,7 @@ describe('dashboard in Chromium, filled by a real reporter run', () => {
     expect(html).toContain('Fixed (0)');
     expect(html).toContain('Still failing: 2.');
     expect(await page.locator('h2', { hasText: 'Flaky in this run' }).textContent()).toBe('Flaky in this run (1)');
-    await expect.poll(() => page.locator('.tree .file').allTextContents()).toEqual(['basic.spec.ts', 'browser.spec.ts']);
+    await expect.poll(() => page.locator('.tree .file').allTextContents(), POLL).toEqual(['basic.spec.ts', 'browser.spec.ts']);
     await page.screenshot({ path: join(shots, 'run.png'), fullPage: true });
 
     await page.getByLabel('Status').selectOption('failed');
@@ -122,10 +124,10 @@ describe('dashboard in Chromium, filled by a real reporter run', () => {
     await page.locator('.tree a', { hasText: 'finds a missing button' }).click();
     await page.getByRole('heading', { name: /finds a missing button/ }).waitFor();
     const img = page.locator('.shots img').first();
-    await expect.poll(() => img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await expect.poll(() => img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth), POLL).toBeGreaterThan(0);
     // The video loads its metadata through Range requests on the signed URL.
     const video = page.locator('video').first();
-    await expect.poll(() => video.evaluate((el) => (el as unknown as { readyState: number }).readyState), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => video.evaluate((el) => (el as unknown as { readyState: number }).readyState), POLL).toBeGreaterThanOrEqual(1);
     expect(await page.locator('.step-failed .title').first().textContent()).toContain('toHaveCount');
     expect(await page.locator('.strip a').count()).toBe(2);
     expect(await page.locator('.strip a.current').getAttribute('class')).toBe('s-failed current');
@@ -188,6 +190,32 @@ describe('narrow and dark', () => {
     await page.screenshot({ path: join(shots, 'run-dark-390.png'), fullPage: true });
     await page.getByRole('link', { name: 'Runs' }).click();
     await page.screenshot({ path: join(shots, 'runs-dark-390.png') });
+    await ctx.close();
+  });
+});
+
+describe('password reset from the sign-in page', () => {
+  it('sends the mail, sets a new password on the mailed page, and signs in with it', { timeout: 60_000 }, async () => {
+    const user = await t.createUser();
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('status').waitFor();
+    const link = tokenFrom(await waitForMail(t.dataDir, user.email, /reset/i), 'reset-password');
+    await page.goto(link.url);
+    // The token leaves the address bar at once.
+    await expect.poll(() => page.url(), POLL).toBe(`${t.url}/reset-password`);
+    await page.getByLabel('New password').fill('a fresh password 42');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => page.locator('#status').getAttribute('class'), POLL).toBe('notice');
+    await page.getByRole('link', { name: 'Go to the dashboard' }).click();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('a fresh password 42');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'No project yet' }).waitFor();
     await ctx.close();
   });
 });
