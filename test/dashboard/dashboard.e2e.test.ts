@@ -168,6 +168,17 @@ describe('dashboard in Chromium, filled by a real reporter run', () => {
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
   });
 
+  it('updates a running run in place when it finishes, without reloading the page', { timeout: 60_000 }, async () => {
+    const run = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running', runTitle: 'live one' } });
+    await page.goto(`/projects/${t.projectId}/runs`);
+    const row = page.locator('tbody tr', { hasText: 'live one' });
+    await row.locator('.badge', { hasText: 'running' }).waitFor();
+    await page.evaluate(() => ((globalThis as any).stillTheSamePage = true));
+    await t.api('PATCH', `/runs/${run.body.id}`, { auth: t.apiKey, body: { status: 'passed' } });
+    await row.locator('.badge', { hasText: 'passed' }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (globalThis as any).stillTheSamePage)).toBe(true);
+  });
+
   it('signs out: the run link leads to sign-in again', async () => {
     await page.goto(runLink);
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -81,7 +81,7 @@ export function RunsPage(props: { nav: NavData; runs: RunPage; trend: TrendPoint
                       {r.branch ?? <span class="muted">no branch</span>}
                       {r.commitSha && (
                         <div class="small">
-                          <code>{shortSha(r.commitSha)}</code> <span class="muted">{firstLine(r.commitMessage, 60)}</span>
+                          <code>{shortSha(r.commitSha)}</code> <span class="muted hide-narrow">{firstLine(r.commitMessage, 60)}</span>
                         </div>
                       )}
                     </td>
