@@ -2,6 +2,7 @@ import type { FlakinessEntry } from '@testreport/contract';
 import { Pager } from '../components/pager.js';
 import { percent, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 export type FlakyFilters = { quarantined?: string; minScore?: string };
 
@@ -48,18 +49,17 @@ export function FlakyPage(props: {
       {props.entries.length === 0 ? (
         <p class="notice">No flaky tests. A test is flaky when it failed and then passed on retry, or flipped between runs of the same commit.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
+        <DataTable
+            head={
+              <>
                 <th>Test</th>
                 <th class="num">Score</th>
                 <th class="num">Flaky / runs</th>
                 <th class="hide-narrow">Last flaky</th>
                 <th>Quarantine</th>
-              </tr>
-            </thead>
-            <tbody>
+              </>
+            }
+          >
               {props.entries.map((e) => (
                 <tr>
                   <td>
@@ -86,9 +86,7 @@ export function FlakyPage(props: {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
       <Pager path={path} query={props.filters} page={props.page} pageSize={props.pageSize} total={props.total} label="tests" />
     </Layout>

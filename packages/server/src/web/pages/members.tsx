@@ -3,6 +3,7 @@ import { roleAllows } from '../../authz/policy.js';
 import { SettingsLayout } from '../components/settingsTabs.js';
 import { when } from '../format.js';
 import type { NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 type Flash = { notice?: string; error?: string };
 
@@ -13,12 +14,13 @@ export function MembersPage({ nav, members, invitations, flash }: { nav: NavData
   const base = `/projects/${nav.current!.project.id}/settings/members`;
   return (
     <SettingsLayout nav={nav} tab="members" title="Members of the team" {...flash}>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr><th>Name</th><th>Email</th><th>Role</th><th class="hide-narrow">Joined</th>{canManage && <th></th>}</tr>
-          </thead>
-          <tbody>
+      <DataTable
+            head={
+              <>
+                <th>Name</th><th>Email</th><th>Role</th><th class="hide-narrow">Joined</th>{canManage && <th></th>}
+              </>
+            }
+          >
             {members.map((m) => (
               <tr>
                 <td>{m.name}</td>
@@ -50,9 +52,7 @@ export function MembersPage({ nav, members, invitations, flash }: { nav: NavData
                 )}
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+          </DataTable>
       {invitations && (
         <>
           <h3>Invitations</h3>

@@ -7,6 +7,7 @@ import { StatusBadge } from '../components/status.js';
 import { SuiteTree } from '../components/suiteTree.js';
 import { duration, firstLine, percent, safeHref, shortSha, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 type SuitePage = Awaited<ReturnType<RunOverviewService['suite']>>;
 export type SuiteFilters = { status?: string; q?: string };
@@ -112,12 +113,13 @@ export function RunPage(props: { nav: NavData; run: Run; groups: ErrorGroup[]; c
       </div>
 
       <h2 id="suite">Suite</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr><th>File</th><th class="num">Tests</th><th class="num">Passed</th><th class="num">Failed</th><th class="num">Flaky</th><th class="num">Skipped</th></tr>
-          </thead>
-          <tbody>
+      <DataTable
+            head={
+              <>
+                <th>File</th><th class="num">Tests</th><th class="num">Passed</th><th class="num">Failed</th><th class="num">Flaky</th><th class="num">Skipped</th>
+              </>
+            }
+          >
             {suite.files.map((f) => (
               <tr>
                 <td class="mono">{f.filePath || '(no file)'}</td>
@@ -128,9 +130,7 @@ export function RunPage(props: { nav: NavData; run: Run; groups: ErrorGroup[]; c
                 <td class="num s-skipped">{f.counts.skipped ?? 0}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+          </DataTable>
       <form class="filters" method="get" action={`${path}#suite`} role="search" aria-label="Filter tests">
         <label>
           Status

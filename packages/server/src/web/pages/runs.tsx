@@ -4,6 +4,7 @@ import { Pager } from '../components/pager.js';
 import { Counts, StatusBadge } from '../components/status.js';
 import { duration, firstLine, percent, safeHref, shortSha, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 type RunPage = Awaited<ReturnType<RunOverviewService['browse']>>;
 export type RunFilters = { branch?: string; status?: string; tag?: string; q?: string };
@@ -51,20 +52,19 @@ export function RunsPage(props: { nav: NavData; runs: RunPage; trend: TrendPoint
         {runs.data.length === 0 ? (
           <p class="notice">No runs match. Runs appear here when the reporter or <code>reporter upload</code> sends results.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Run</th>
+          <DataTable
+            head={
+              <>
+                <th>Run</th>
                   <th>Status</th>
                   <th>Branch · commit</th>
                   <th class="num">Tests</th>
                   <th class="num">Pass rate</th>
                   <th class="num hide-narrow">Duration</th>
                   <th class="hide-narrow">Started</th>
-                </tr>
-              </thead>
-              <tbody>
+              </>
+            }
+          >
                 {runs.data.map((r) => (
                   <tr data-running={r.status === 'running' ? '' : undefined}>
                     <td>
@@ -94,9 +94,7 @@ export function RunsPage(props: { nav: NavData; runs: RunPage; trend: TrendPoint
                     <td class="hide-narrow">{when(r.createdAt)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </DataTable>
         )}
       </div>
       <Pager path={path} query={filters} page={props.page} pageSize={props.pageSize} total={runs.total} label="runs" />

@@ -3,6 +3,7 @@ import { roleAllows } from '../../authz/policy.js';
 import { SettingsLayout } from '../components/settingsTabs.js';
 import { when } from '../format.js';
 import type { NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 type Flash = { notice?: string; error?: string };
 
@@ -50,12 +51,13 @@ export function ApiKeysPage({ nav, keys, created, flash }: { nav: NavData; keys:
       {keys.length === 0 ? (
         <p class="muted">No API keys yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr><th>Name</th><th>Key</th><th>Status</th><th class="hide-narrow">Last used</th><th class="hide-narrow">Expires</th><th></th></tr>
-            </thead>
-            <tbody>
+        <DataTable
+            head={
+              <>
+                <th>Name</th><th>Key</th><th>Status</th><th class="hide-narrow">Last used</th><th class="hide-narrow">Expires</th><th></th>
+              </>
+            }
+          >
               {keys.map((k) => (
                 <tr>
                   <td>{k.name}</td>
@@ -72,9 +74,7 @@ export function ApiKeysPage({ nav, keys, created, flash }: { nav: NavData; keys:
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
       {canManage && (
         <>

@@ -3,6 +3,7 @@ import { Pager } from '../components/pager.js';
 import { SettingsLayout } from '../components/settingsTabs.js';
 import { when } from '../format.js';
 import type { NavData } from '../layout.js';
+import { DataTable } from '../components/table.js';
 
 type Flash = { notice?: string; error?: string };
 
@@ -44,12 +45,13 @@ export function WebhooksPage({ nav, hooks, flash }: { nav: NavData; hooks: Webho
       {hooks.length === 0 ? (
         <p class="muted">No webhooks yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr><th>URL</th><th>Events</th><th>Status</th><th></th></tr>
-            </thead>
-            <tbody>
+        <DataTable
+            head={
+              <>
+                <th>URL</th><th>Events</th><th>Status</th><th></th>
+              </>
+            }
+          >
               {hooks.map((h) => (
                 <tr>
                   <td class="mono"><a href={`${base}/${h.id}`}>{h.url}</a></td>
@@ -62,9 +64,7 @@ export function WebhooksPage({ nav, hooks, flash }: { nav: NavData; hooks: Webho
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
       <h3>Add a webhook</h3>
       <WebhookForm action={base} submit="Add webhook" />
@@ -84,12 +84,13 @@ export function WebhookPage(props: { nav: NavData; hook: Webhook; deliveries: We
       {props.deliveries.length === 0 ? (
         <p class="muted">Nothing sent yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th class="hide-narrow">Created</th></tr>
-            </thead>
-            <tbody>
+        <DataTable
+            head={
+              <>
+                <th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th class="hide-narrow">Created</th>
+              </>
+            }
+          >
               {props.deliveries.map((d) => {
                 const last = d.attempts[d.attempts.length - 1];
                 return (
@@ -102,9 +103,7 @@ export function WebhookPage(props: { nav: NavData; hook: Webhook; deliveries: We
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
       <Pager path={base} query={{}} page={props.page} pageSize={props.pageSize} total={props.total} label="deliveries" />
     </SettingsLayout>
