@@ -93,6 +93,8 @@ describe('signing in', () => {
     const res = await page('/', { cookie: t.owner.cookie });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`/projects/${t.projectId}/runs`);
+    const withNext = await page(`/?next=${encodeURIComponent(`/runs/${runA}`)}`, { cookie: t.owner.cookie });
+    expect(withNext.headers.get('location')).toBe(`/runs/${runA}`);
   });
 });
 

@@ -49,6 +49,8 @@ export function mountDashboard(app: Hono, services: Services) {
       const user = await userOf(c, services);
       if (user === 'unverified') return unverified(c);
       if (!user) return render(c, services, <SignInPage next={safeNext(c.req.query('next'))} />);
+      // Already signed in (another tab, the back button): go straight where the link pointed.
+      if (c.req.query('next')) return c.redirect(safeNext(c.req.query('next')), 302);
       (c as unknown as Context<WebEnv>).set('principal', user);
       return await home(c as unknown as Context<WebEnv>);
     } catch (err) {
