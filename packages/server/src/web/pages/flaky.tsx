@@ -50,43 +50,43 @@ export function FlakyPage(props: {
         <p class="notice">No flaky tests. A test is flaky when it failed and then passed on retry, or flipped between runs of the same commit.</p>
       ) : (
         <DataTable
-            head={
-              <>
-                <th>Test</th>
-                <th class="num">Score</th>
-                <th class="num">Flaky / runs</th>
-                <th class="hide-narrow">Last flaky</th>
-                <th>Quarantine</th>
-              </>
-            }
-          >
-              {props.entries.map((e) => (
-                <tr>
-                  <td>
-                    <a href={`/tests/${e.testId}`}>{e.testTitle}</a>
-                    <div class="small muted mono">{e.filePath}</div>
-                  </td>
-                  <td class="num">{percent(e.flakinessScore * 100)}</td>
-                  <td class="num">
-                    {e.flakyRuns} / {e.totalRuns}
-                  </td>
-                  <td class="hide-narrow">{when(e.lastFlakyAt)}</td>
-                  <td>
-                    {e.isQuarantined ? <span class="badge s-flaky">quarantined</span> : <span class="muted">no</span>}
-                    {props.canQuarantine && (
-                      <form class="inline" method="post" action={`${path}/quarantine`}>
-                        <input type="hidden" name="testId" value={e.testId} />
-                        <input type="hidden" name="quarantined" value={e.isQuarantined ? 'false' : 'true'} />
-                        <input type="hidden" name="back" value={props.back} />{' '}
-                        <button type="submit" aria-label={`${e.isQuarantined ? 'Release' : 'Quarantine'} ${e.testTitle}`}>
-                          {e.isQuarantined ? 'Release' : 'Quarantine'}
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+          head={
+            <>
+              <th>Test</th>
+              <th class="num">Score</th>
+              <th class="num">Flaky / runs</th>
+              <th class="hide-narrow">Last flaky</th>
+              <th>Quarantine</th>
+            </>
+          }
+        >
+          {props.entries.map((e) => (
+            <tr>
+              <td>
+                <a href={`/tests/${e.testId}`}>{e.testTitle}</a>
+                <div class="small muted mono">{e.filePath}</div>
+              </td>
+              <td class="num">{percent(e.flakinessScore * 100)}</td>
+              <td class="num">
+                {e.flakyRuns} / {e.totalRuns}
+              </td>
+              <td class="hide-narrow">{when(e.lastFlakyAt)}</td>
+              <td>
+                {e.isQuarantined ? <span class="badge s-flaky">quarantined</span> : <span class="muted">no</span>}
+                {props.canQuarantine && (
+                  <form class="inline" method="post" action={`${path}/quarantine`}>
+                    <input type="hidden" name="testId" value={e.testId} />
+                    <input type="hidden" name="quarantined" value={e.isQuarantined ? 'false' : 'true'} />
+                    <input type="hidden" name="back" value={props.back} />{' '}
+                    <button type="submit" aria-label={`${e.isQuarantined ? 'Release' : 'Quarantine'} ${e.testTitle}`}>
+                      {e.isQuarantined ? 'Release' : 'Quarantine'}
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager path={path} query={props.filters} page={props.page} pageSize={props.pageSize} total={props.total} label="tests" />
     </Layout>

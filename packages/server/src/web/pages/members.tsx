@@ -15,44 +15,44 @@ export function MembersPage({ nav, members, invitations, flash }: { nav: NavData
   return (
     <SettingsLayout nav={nav} tab="members" title="Members of the team" {...flash}>
       <DataTable
-            head={
-              <>
-                <th>Name</th><th>Email</th><th>Role</th><th class="hide-narrow">Joined</th>{canManage && <th></th>}
-              </>
-            }
-          >
-            {members.map((m) => (
-              <tr>
-                <td>{m.name}</td>
-                <td>{m.email}</td>
-                <td>
-                  {canManage && m.role !== 'owner' ? (
-                    <form class="inline" method="post" action={`${base}/${m.id}/role`}>
-                      <label class="sr-only" for={`role-${m.id}`}>Role of {m.email}</label>
-                      <select id={`role-${m.id}`} name="role" data-autosubmit>
-                        {TEAM_ROLES.filter((r) => r !== 'owner' || role === 'owner').map((r) => (
-                          <option value={r} selected={m.role === r}>{r}</option>
-                        ))}
-                      </select>{' '}
-                      <button type="submit">Change</button>
-                    </form>
-                  ) : (
-                    m.role
-                  )}
-                </td>
-                <td class="hide-narrow">{when(m.joinedAt)}</td>
-                {canManage && (
-                  <td>
-                    {m.role !== 'owner' && (
-                      <form class="inline" method="post" action={`${base}/${m.id}/remove`} data-confirm={`Remove ${m.email} from the team?`}>
-                        <button class="danger" type="submit" aria-label={`Remove ${m.email}`}>Remove</button>
-                      </form>
-                    )}
-                  </td>
+        head={
+          <>
+            <th>Name</th><th>Email</th><th>Role</th><th class="hide-narrow">Joined</th>{canManage && <th></th>}
+          </>
+        }
+      >
+        {members.map((m) => (
+          <tr>
+            <td>{m.name}</td>
+            <td>{m.email}</td>
+            <td>
+              {canManage && m.role !== 'owner' ? (
+                <form class="inline" method="post" action={`${base}/${m.id}/role`}>
+                  <label class="sr-only" for={`role-${m.id}`}>Role of {m.email}</label>
+                  <select id={`role-${m.id}`} name="role" data-autosubmit>
+                    {TEAM_ROLES.filter((r) => r !== 'owner' || role === 'owner').map((r) => (
+                      <option value={r} selected={m.role === r}>{r}</option>
+                    ))}
+                  </select>{' '}
+                  <button type="submit">Change</button>
+                </form>
+              ) : (
+                m.role
+              )}
+            </td>
+            <td class="hide-narrow">{when(m.joinedAt)}</td>
+            {canManage && (
+              <td>
+                {m.role !== 'owner' && (
+                  <form class="inline" method="post" action={`${base}/${m.id}/remove`} data-confirm={`Remove ${m.email} from the team?`}>
+                    <button class="danger" type="submit" aria-label={`Remove ${m.email}`}>Remove</button>
+                  </form>
                 )}
-              </tr>
-            ))}
-          </DataTable>
+              </td>
+            )}
+          </tr>
+        ))}
+      </DataTable>
       {invitations && (
         <>
           <h3>Invitations</h3>

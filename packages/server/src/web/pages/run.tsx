@@ -114,23 +114,23 @@ export function RunPage(props: { nav: NavData; run: Run; groups: ErrorGroup[]; c
 
       <h2 id="suite">Suite</h2>
       <DataTable
-            head={
-              <>
-                <th>File</th><th class="num">Tests</th><th class="num">Passed</th><th class="num">Failed</th><th class="num">Flaky</th><th class="num">Skipped</th>
-              </>
-            }
-          >
-            {suite.files.map((f) => (
-              <tr>
-                <td class="mono">{f.filePath || '(no file)'}</td>
-                <td class="num">{f.total}</td>
-                <td class="num s-passed">{f.counts.passed ?? 0}</td>
-                <td class="num s-failed">{f.counts.failed ?? 0}</td>
-                <td class="num s-flaky">{f.counts.flaky ?? 0}</td>
-                <td class="num s-skipped">{f.counts.skipped ?? 0}</td>
-              </tr>
-            ))}
-          </DataTable>
+        head={
+          <>
+            <th>File</th><th class="num">Tests</th><th class="num">Passed</th><th class="num">Failed</th><th class="num">Flaky</th><th class="num">Skipped</th>
+          </>
+        }
+      >
+        {suite.files.map((f) => (
+          <tr>
+            <td class="mono">{f.filePath || '(no file)'}</td>
+            <td class="num">{f.total}</td>
+            <td class="num s-passed">{f.counts.passed ?? 0}</td>
+            <td class="num s-failed">{f.counts.failed ?? 0}</td>
+            <td class="num s-flaky">{f.counts.flaky ?? 0}</td>
+            <td class="num s-skipped">{f.counts.skipped ?? 0}</td>
+          </tr>
+        ))}
+      </DataTable>
       <form class="filters" method="get" action={`${path}#suite`} role="search" aria-label="Filter tests">
         <label>
           Status

@@ -56,45 +56,45 @@ export function RunsPage(props: { nav: NavData; runs: RunPage; trend: TrendPoint
             head={
               <>
                 <th>Run</th>
-                  <th>Status</th>
-                  <th>Branch · commit</th>
-                  <th class="num">Tests</th>
-                  <th class="num">Pass rate</th>
-                  <th class="num hide-narrow">Duration</th>
-                  <th class="hide-narrow">Started</th>
+                <th>Status</th>
+                <th>Branch · commit</th>
+                <th class="num">Tests</th>
+                <th class="num">Pass rate</th>
+                <th class="num hide-narrow">Duration</th>
+                <th class="hide-narrow">Started</th>
               </>
             }
           >
-                {runs.data.map((r) => (
-                  <tr data-running={r.status === 'running' ? '' : undefined}>
-                    <td>
-                      <a href={`/runs/${r.id}`}>{r.runTitle || `Run ${r.id.slice(-8)}`}</a>
-                      {r.tags.length > 0 && <div class="small muted">{r.tags.map((t) => `#${t}`).join(' ')}</div>}
-                      {safeHref(r.ciBuildUrl) && (
-                        <div class="small">
-                          <a href={safeHref(r.ciBuildUrl)} rel="noopener noreferrer">CI build</a>
-                        </div>
-                      )}
-                    </td>
-                    <td><StatusBadge status={r.status} /></td>
-                    <td>
-                      {r.branch ?? <span class="muted">no branch</span>}
-                      {r.commitSha && (
-                        <div class="small">
-                          <code>{shortSha(r.commitSha)}</code> <span class="muted hide-narrow">{firstLine(r.commitMessage, 60)}</span>
-                        </div>
-                      )}
-                    </td>
-                    <td class="num">
-                      {r.totalTests}
-                      <div class="small"><Counts passed={r.passedTests} failed={r.failedTests} flaky={r.flakyTests} skipped={r.skippedTests} /></div>
-                    </td>
-                    <td class="num">{percent(r.passRate)}</td>
-                    <td class="num hide-narrow">{duration(r.duration)}</td>
-                    <td class="hide-narrow">{when(r.createdAt)}</td>
-                  </tr>
-                ))}
-              </DataTable>
+            {runs.data.map((r) => (
+              <tr data-running={r.status === 'running' ? '' : undefined}>
+                <td>
+                  <a href={`/runs/${r.id}`}>{r.runTitle || `Run ${r.id.slice(-8)}`}</a>
+                  {r.tags.length > 0 && <div class="small muted">{r.tags.map((t) => `#${t}`).join(' ')}</div>}
+                  {safeHref(r.ciBuildUrl) && (
+                    <div class="small">
+                      <a href={safeHref(r.ciBuildUrl)} rel="noopener noreferrer">CI build</a>
+                    </div>
+                  )}
+                </td>
+                <td><StatusBadge status={r.status} /></td>
+                <td>
+                  {r.branch ?? <span class="muted">no branch</span>}
+                  {r.commitSha && (
+                    <div class="small">
+                      <code>{shortSha(r.commitSha)}</code> <span class="muted hide-narrow">{firstLine(r.commitMessage, 60)}</span>
+                    </div>
+                  )}
+                </td>
+                <td class="num">
+                  {r.totalTests}
+                  <div class="small"><Counts passed={r.passedTests} failed={r.failedTests} flaky={r.flakyTests} skipped={r.skippedTests} /></div>
+                </td>
+                <td class="num">{percent(r.passRate)}</td>
+                <td class="num hide-narrow">{duration(r.duration)}</td>
+                <td class="hide-narrow">{when(r.createdAt)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </div>
       <Pager path={path} query={filters} page={props.page} pageSize={props.pageSize} total={runs.total} label="runs" />

@@ -52,29 +52,29 @@ export function ApiKeysPage({ nav, keys, created, flash }: { nav: NavData; keys:
         <p class="muted">No API keys yet.</p>
       ) : (
         <DataTable
-            head={
-              <>
-                <th>Name</th><th>Key</th><th>Status</th><th class="hide-narrow">Last used</th><th class="hide-narrow">Expires</th><th></th>
-              </>
-            }
-          >
-              {keys.map((k) => (
-                <tr>
-                  <td>{k.name}</td>
-                  <td><code>{k.maskedKey}</code></td>
-                  <td>{k.isActive ? 'active' : <span class="muted">revoked</span>}</td>
-                  <td class="hide-narrow">{when(k.lastUsedAt)}</td>
-                  <td class="hide-narrow">{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
-                  <td>
-                    {canManage && k.isActive && (
-                      <form class="inline" method="post" action={`${base}/${k.id}/revoke`} data-confirm={`Revoke the key "${k.name}"? Reporters using it will be refused.`}>
-                        <button class="danger" type="submit" aria-label={`Revoke ${k.name}`}>Revoke</button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+          head={
+            <>
+              <th>Name</th><th>Key</th><th>Status</th><th class="hide-narrow">Last used</th><th class="hide-narrow">Expires</th><th></th>
+            </>
+          }
+        >
+          {keys.map((k) => (
+            <tr>
+              <td>{k.name}</td>
+              <td><code>{k.maskedKey}</code></td>
+              <td>{k.isActive ? 'active' : <span class="muted">revoked</span>}</td>
+              <td class="hide-narrow">{when(k.lastUsedAt)}</td>
+              <td class="hide-narrow">{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
+              <td>
+                {canManage && k.isActive && (
+                  <form class="inline" method="post" action={`${base}/${k.id}/revoke`} data-confirm={`Revoke the key "${k.name}"? Reporters using it will be refused.`}>
+                    <button class="danger" type="submit" aria-label={`Revoke ${k.name}`}>Revoke</button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {canManage && (
         <>

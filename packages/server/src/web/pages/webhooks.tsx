@@ -46,25 +46,25 @@ export function WebhooksPage({ nav, hooks, flash }: { nav: NavData; hooks: Webho
         <p class="muted">No webhooks yet.</p>
       ) : (
         <DataTable
-            head={
-              <>
-                <th>URL</th><th>Events</th><th>Status</th><th></th>
-              </>
-            }
-          >
-              {hooks.map((h) => (
-                <tr>
-                  <td class="mono"><a href={`${base}/${h.id}`}>{h.url}</a></td>
-                  <td>{h.events.join(', ')}</td>
-                  <td>{h.isActive ? 'active' : <span class="muted">paused</span>}</td>
-                  <td>
-                    <form class="inline" method="post" action={`${base}/${h.id}/delete`} data-confirm={`Delete the webhook to ${h.url}?`}>
-                      <button class="danger" type="submit" aria-label={`Delete webhook ${h.url}`}>Delete</button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+          head={
+            <>
+              <th>URL</th><th>Events</th><th>Status</th><th></th>
+            </>
+          }
+        >
+          {hooks.map((h) => (
+            <tr>
+              <td class="mono"><a href={`${base}/${h.id}`}>{h.url}</a></td>
+              <td>{h.events.join(', ')}</td>
+              <td>{h.isActive ? 'active' : <span class="muted">paused</span>}</td>
+              <td>
+                <form class="inline" method="post" action={`${base}/${h.id}/delete`} data-confirm={`Delete the webhook to ${h.url}?`}>
+                  <button class="danger" type="submit" aria-label={`Delete webhook ${h.url}`}>Delete</button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <h3>Add a webhook</h3>
       <WebhookForm action={base} submit="Add webhook" />
@@ -85,25 +85,25 @@ export function WebhookPage(props: { nav: NavData; hook: Webhook; deliveries: We
         <p class="muted">Nothing sent yet.</p>
       ) : (
         <DataTable
-            head={
-              <>
-                <th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th class="hide-narrow">Created</th>
-              </>
-            }
-          >
-              {props.deliveries.map((d) => {
-                const last = d.attempts[d.attempts.length - 1];
-                return (
-                  <tr>
-                    <td>{d.event}</td>
-                    <td class={d.status === 'succeeded' ? 's-passed' : d.status === 'failed' ? 's-failed' : 's-running'}>{d.status}</td>
-                    <td class="num">{d.attempts.length}</td>
-                    <td>{last ? (last.statusCode ? `HTTP ${last.statusCode}` : last.error ?? '') : d.nextAttemptAt ? `next try ${when(d.nextAttemptAt)}` : ''}</td>
-                    <td class="hide-narrow">{when(d.createdAt)}</td>
-                  </tr>
-                );
-              })}
-            </DataTable>
+          head={
+            <>
+              <th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th class="hide-narrow">Created</th>
+            </>
+          }
+        >
+          {props.deliveries.map((d) => {
+            const last = d.attempts[d.attempts.length - 1];
+            return (
+              <tr>
+                <td>{d.event}</td>
+                <td class={d.status === 'succeeded' ? 's-passed' : d.status === 'failed' ? 's-failed' : 's-running'}>{d.status}</td>
+                <td class="num">{d.attempts.length}</td>
+                <td>{last ? (last.statusCode ? `HTTP ${last.statusCode}` : last.error ?? '') : d.nextAttemptAt ? `next try ${when(d.nextAttemptAt)}` : ''}</td>
+                <td class="hide-narrow">{when(d.createdAt)}</td>
+              </tr>
+            );
+          })}
+        </DataTable>
       )}
       <Pager path={base} query={{}} page={props.page} pageSize={props.pageSize} total={props.total} label="deliveries" />
     </SettingsLayout>
