@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages]
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -7,13 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
+import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
 import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages };
 const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(parts);
 for (const name of selected) if (!parts[name]) throw new Error(`unknown part "${name}"; parts: ${Object.keys(parts).join(', ')}`);
 if (!existsSync(serverBin)) throw new Error('packages/server/dist is missing: run `npm run build` first');

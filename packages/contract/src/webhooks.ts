@@ -103,7 +103,9 @@ export const webhookPayload = z.object({
   data: z.object({
     run: z
       .object({
-        id, projectId: id, status: z.string(), branch: z.string().nullable(), commitSha: z.string().nullable(),
+        id, projectId: id, status: z.string(),
+        /** The run's dashboard page, {app_url}/runs/<id>. */
+        url: z.string().optional(), branch: z.string().nullable(), commitSha: z.string().nullable(),
         commitMessage: z.string().nullable(), ciBuildUrl: z.string().nullable(), totalTests: z.number(),
         passedTests: z.number(), failedTests: z.number(), skippedTests: z.number(), flakyTests: z.number(),
         passRate: z.number(), duration: z.number().nullable(),

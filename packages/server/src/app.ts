@@ -9,14 +9,13 @@ import { inSavepoint } from './db/transaction.js';
 import { createEventBus } from './events/bus.js';
 import { mountEdge } from './http/edge.js';
 import { errorHandler } from './http/errorHandler.js';
-import { notFound } from './http/notFound.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/paths.js';
 import { mountEndpoints } from './http/router.js';
 import { createMailer } from './mail/mailer.js';
 import { handlers } from './routes.js';
 import { createServices, type Services } from './services.js';
-import { mountPages } from './web/pages.js';
+import { mountDashboard, pageOrApiNotFound } from './web/routes.js';
 
 export interface TestReportApp {
   app: Hono;
@@ -59,8 +58,8 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   app.get(`${API_PREFIX}/openapi.json`, (c) => c.json(buildOpenApi(config.publicUrl)));
   mountEndpoints(app, services, handlers);
   mountStorage(app, services);
-  mountPages(app);
-  app.notFound(notFound);
+  mountDashboard(app, services);
+  app.notFound(pageOrApiNotFound(services));
   app.onError(errorHandler(logger));
 
   let jobsRunning = false;

@@ -16,10 +16,13 @@ import { createMemberService } from './members/service.js';
 import { createProjectRepo } from './projects/repo.js';
 import { createProjectService } from './projects/service.js';
 import { createRetentionService } from './retention/service.js';
+import { createRunComparison } from './runs/comparison.js';
+import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamRepo } from './teams/repo.js';
 import { createTeamService } from './teams/service.js';
+import { createCaseStateService } from './results/caseState.js';
 import { createTestService } from './results/service.js';
 import { createWebhookService } from './webhooks/service.js';
 
@@ -44,6 +47,9 @@ export function createServices(deps: Deps) {
     projects: createProjectService(deps),
     runs: createRunService(deps),
     tests: createTestService(deps),
+    runComparison: createRunComparison(deps),
+    runOverview: createRunOverview(deps),
+    caseState: createCaseStateService(deps),
     suites: createSuiteService(deps),
     flakiness: createFlakinessService(deps),
     artifacts: createArtifactService(deps),

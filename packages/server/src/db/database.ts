@@ -2,6 +2,7 @@ import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
 import * as m003 from './migrations/003_idempotency_secrets.js';
+import * as m004 from './migrations/004_dashboard.js';
 import type { Database as Schema } from './schema.js';
 import { dialectFor } from './dialects/index.js';
 import { scopedDialect } from './transaction.js';
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_results': m002,
   '003_idempotency_secrets': m003,
+  '004_dashboard': m004,
 };
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {

@@ -25,8 +25,9 @@ const toWebhook = (r: WebhookRow): Webhook => ({
   updatedAt: r.updated_at,
 });
 
-const runSummary = (run: Run) => ({
-  id: run.id, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
+/** `url` is the run's dashboard page, so a chat message or CI comment can link to it. */
+const runSummary = (run: Run, appUrl: string) => ({
+  id: run.id, url: `${appUrl}/runs/${run.id}`, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
   ciBuildUrl: run.ciBuildUrl, totalTests: run.totalTests ?? 0, passedTests: run.passedTests ?? 0, failedTests: run.failedTests ?? 0,
   skippedTests: run.skippedTests ?? 0, flakyTests: run.flakyTests ?? 0, passRate: run.passRate, duration: run.duration,
 });
@@ -120,8 +121,8 @@ export function createWebhookService(deps: Deps) {
     const rows: DeliveryRow[] = [];
     for (const hook of hooks) {
       const events = fromJson<WebhookEvent[]>(hook.events, []);
-      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run) }));
-      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run) }));
+      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run, config.publicUrl) }));
+      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run, config.publicUrl) }));
     }
     // The outbox rows commit with the finished run (the emitter's transaction) before anything is
     // sent: a crash loses neither, and the worker is woken only once they are visible.

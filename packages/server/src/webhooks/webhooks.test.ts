@@ -186,7 +186,7 @@ describe('delivery', () => {
       expect(r.headers['x-testreport-delivery']).toBe(payload.id);
       expect(payload).toEqual({
         id: payload.id, event: r.headers['x-testreport-event'], createdAt: new Date(now).toISOString(),
-        data: { run: { id: run.id, projectId: t.projectId, status: 'failed', branch: 'main', commitSha: 'abc1234', commitMessage: 'Fix things', ciBuildUrl: 'https://ci.example.test/1', totalTests: 10, passedTests: 7, failedTests: 2, skippedTests: 1, flakyTests: 1, passRate: 70, duration: 12_345 } },
+        data: { run: { id: run.id, url: `${t.url}/runs/${run.id}`, projectId: t.projectId, status: 'failed', branch: 'main', commitSha: 'abc1234', commitMessage: 'Fix things', ciBuildUrl: 'https://ci.example.test/1', totalTests: 10, passedTests: 7, failedTests: 2, skippedTests: 1, flakyTests: 1, passRate: 70, duration: 12_345 } },
       });
     }
     const log = await deliveriesOf(hook.id);

@@ -1,0 +1,80 @@
+// Dashboard pages at scale: time to first byte and compressed transfer of the run page of a run
+// with 10,000 tests and of the runs page of a project holding 1,000,000 results (quick: 200,000),
+// signed in through the sign-in form, sequential requests over HTTP after a warm-up.
+import { request } from 'node:http';
+import { generateDataset } from './lib/dataset.mjs';
+import { percentile } from './lib/http.mjs';
+import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
+import { fmt } from './ingest.mjs';
+
+const TTFB_TARGET_MS = 300;
+const BYTES_TARGET = 150 * 1024;
+
+/** One GET with gzip accepted: ms to the response headers, ms to the end, bytes on the wire. */
+function get(url, cookie) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = request(url, { headers: { cookie, 'accept-encoding': 'gzip' } }, (res) => {
+      const ttfb = performance.now() - t0;
+      let bytes = 0;
+      res.on('data', (d) => (bytes += d.length));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ ttfb, total: performance.now() - t0, bytes, encoding: res.headers['content-encoding'] }) : reject(new Error(`${url} → ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function signIn(appUrl) {
+  const res = await fetch(`${appUrl}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: appUrl },
+    body: new URLSearchParams({ email: 'bench@example.com', password: 'bench-password-1', next: '/' }),
+  });
+  const cookie = res.headers.get('set-cookie');
+  if (res.status !== 303 || !cookie) throw new Error(`sign-in failed: ${res.status}`);
+  return cookie.split(';')[0];
+}
+
+export async function benchPages({ quick, log }) {
+  const perRun = 10_000;
+  const runs = quick ? 20 : 100;
+  const samples = quick ? 10 : 30;
+  const dataDir = tempDir('pages');
+  try {
+    const { projectId } = initDataDir(dataDir);
+    const data = generateDataset(dataDir, projectId, { runs, perRun });
+    log(`pages   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s`);
+    const server = await startServer(dataDir);
+    const result = { results: data.results, runs, perRun, samples, pages: {} };
+    try {
+      const cookie = await signIn(server.url);
+      const lastRun = data.runIds[data.runIds.length - 1];
+      const pages = {
+        [`run page (${fmt(perRun)} tests)`]: `/runs/${lastRun}`,
+        [`runs page (${fmt(data.results)} results)`]: `/projects/${projectId}/runs`,
+      };
+      for (const [name, path] of Object.entries(pages)) {
+        for (let i = 0; i < 3; i++) await get(server.url + path, cookie);
+        const ttfbs = [];
+        let last;
+        for (let i = 0; i < samples; i++) {
+          last = await get(server.url + path, cookie);
+          ttfbs.push(last.ttfb);
+        }
+        ttfbs.sort((a, b) => a - b);
+        const r = { ttfbP50: percentile(ttfbs, 50), ttfbP99: percentile(ttfbs, 99), compressedBytes: last.bytes, encoding: last.encoding ?? 'identity' };
+        r.meetsTargets = r.ttfbP50 <= TTFB_TARGET_MS && r.compressedBytes <= BYTES_TARGET;
+        result.pages[name] = r;
+        log(`pages   ${name.padEnd(34)} TTFB p50 ${r.ttfbP50.toFixed(0)} ms  p99 ${r.ttfbP99.toFixed(0)} ms  ${(r.compressedBytes / 1024).toFixed(1)} KB ${r.encoding}  (targets ≤ ${TTFB_TARGET_MS} ms, ≤ 150 KB)`);
+      }
+    } finally {
+      await server.stop();
+    }
+    result.meetsTargets = Object.values(result.pages).every((p) => p.meetsTargets);
+    return result;
+  } finally {
+    removeDir(dataDir);
+  }
+}

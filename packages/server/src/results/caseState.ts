@@ -1,0 +1,36 @@
+import type { Principal } from '../authz/principal.js';
+import type { Deps } from '../deps.js';
+import { NotFoundError } from '../lib/errors.js';
+
+export interface CaseState {
+  caseId: string;
+  flakinessScore: number;
+  totalRuns: number;
+  flakyRuns: number;
+  isQuarantined: boolean;
+  quarantinedAt: string | null;
+}
+
+/** The case behind a result: its flakiness score and quarantine state (the test page's header). */
+export function createCaseStateService(deps: Deps) {
+  return {
+    async ofTest(principal: Principal, testId: string): Promise<CaseState> {
+      const row = await deps.db
+        .selectFrom('tests')
+        .innerJoin('test_cases', 'test_cases.id', 'tests.case_id')
+        .select(['tests.project_id', 'test_cases.id', 'test_cases.flakiness_score', 'test_cases.total_runs', 'test_cases.flaky_runs', 'test_cases.is_quarantined', 'test_cases.quarantined_at'])
+        .where('tests.id', '=', testId)
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError('Test');
+      await deps.authz.project(principal, row.project_id, 'read', 'resource', 'test');
+      return {
+        caseId: row.id,
+        flakinessScore: row.flakiness_score,
+        totalRuns: row.total_runs,
+        flakyRuns: row.flaky_runs,
+        isQuarantined: row.is_quarantined === 1,
+        quarantinedAt: row.quarantined_at,
+      };
+    },
+  };
+}

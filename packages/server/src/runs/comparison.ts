@@ -1,0 +1,125 @@
+import type { Principal } from '../authz/principal.js';
+import type { Deps } from '../deps.js';
+import { NotFoundError } from '../lib/errors.js';
+import { createInsightsRepo, type CaseOutcome } from './insightsRepo.js';
+
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/**
+ * The key failures are grouped by: the message's first non-empty line without colours, with the
+ * parts that differ between otherwise identical failures (numbers, hex ids, quoted values) masked.
+ */
+export function normaliseError(message: string | null): string {
+  const line = (message ?? '').replace(ANSI, '').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  if (!line) return '(no error message)';
+  return line
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
+    .replace(/\b0x[0-9a-f]+\b|\b[0-9a-f]{12,}\b/gi, '<hex>')
+    .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, '"…"')
+    .replace(/\d+(\.\d+)?/g, 'N')
+    .slice(0, 300);
+}
+
+export interface ErrorGroup {
+  key: string;
+  /** The first member's message, as an example of the group. */
+  example: string;
+  count: number;
+  tests: CaseOutcome[];
+}
+
+/** Failures grouped by normalised message, biggest group first. */
+export function groupFailures(failures: CaseOutcome[]): ErrorGroup[] {
+  const groups = new Map<string, ErrorGroup>();
+  for (const f of failures) {
+    const key = normaliseError(f.errorMessage);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { key, example: (f.errorMessage ?? '').replace(ANSI, '').trim(), count: 0, tests: [] }));
+    g.count++;
+    g.tests.push(f);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+}
+
+export interface RunComparison {
+  /** The run compared against: the newest finished run on the base branch created before this one. */
+  baseRun: { id: string; branch: string | null; status: string; createdAt: string } | null;
+  /** Failing now, not failing in the base run (or absent from it). */
+  newFailures: CaseOutcome[];
+  /** Failing in the base run, passed or flaky now. */
+  fixed: CaseOutcome[];
+  /** Failing in both. */
+  stillFailing: CaseOutcome[];
+}
+
+type Newest = Map<string, { id: string; status: string }>;
+const FAILING = 'failed';
+const GOOD = new Set(['passed', 'flaky']);
+
+/**
+ * Run-level insights shared by the dashboard and, later, the CLI summary and chat messages: what is
+ * new since the last finished run, and failures grouped by error. Authorization: `read` on the run's project.
+ */
+export function createRunComparison(deps: Deps) {
+  const repo = createInsightsRepo(deps.db);
+
+  async function readableRun(principal: Principal, runId: string) {
+    const run = await deps.db.selectFrom('runs').select(['id', 'project_id', 'branch']).where('id', '=', runId).executeTakeFirst();
+    if (!run) throw new NotFoundError('Run');
+    await deps.authz.project(principal, run.project_id, 'read', 'resource', 'run');
+    return run;
+  }
+
+  const idsWith = (newest: Newest, status: string) => [...newest.values()].filter((r) => r.status === status).map((r) => r.id);
+
+  async function compareNewest(run: { id: string; project_id: string; branch: string | null }, now: Newest, baseBranch?: string | null): Promise<RunComparison> {
+    const base = await repo.previousFinished(run.project_id, baseBranch === undefined ? run.branch : baseBranch, run.id);
+    const before: Newest = base ? await repo.newestPerCase(base.id) : new Map();
+    const pick = (test: (status: string, was: string | undefined) => boolean) =>
+      [...now].filter(([caseId, r]) => test(r.status, before.get(caseId)?.status)).map(([, r]) => r.id);
+    const [newFailures, stillFailing, fixed] = await Promise.all([
+      repo.outcomesOf(pick((s, was) => s === FAILING && was !== FAILING)),
+      repo.outcomesOf(pick((s, was) => s === FAILING && was === FAILING)),
+      repo.outcomesOf(pick((s, was) => GOOD.has(s) && was === FAILING)),
+    ]);
+    return {
+      baseRun: base ? { id: base.id, branch: base.branch, status: base.status, createdAt: base.created_at } : null,
+      newFailures,
+      stillFailing,
+      fixed,
+    };
+  }
+
+  return {
+    /** Compares a run with the previous finished run on `baseBranch` (default: the run's own branch). */
+    async compare(principal: Principal, runId: string, opts: { baseBranch?: string | null } = {}): Promise<RunComparison> {
+      const run = await readableRun(principal, runId);
+      return compareNewest(run, await repo.newestPerCase(run.id), opts.baseBranch);
+    },
+
+    /** Everything the run page shows about failures, reading the run's results once. */
+    async summary(principal: Principal, runId: string): Promise<{ groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[] }> {
+      const run = await readableRun(principal, runId);
+      const newest = await repo.newestPerCase(run.id);
+      const [failures, flaky, comparison] = await Promise.all([
+        repo.outcomesOf(idsWith(newest, FAILING)),
+        repo.outcomesOf(idsWith(newest, 'flaky')),
+        compareNewest(run, newest),
+      ]);
+      return { groups: groupFailures(failures), comparison, flaky };
+    },
+
+    /** The run's failures (newest attempt of each test) grouped by normalised error message. */
+    async errorGroups(principal: Principal, runId: string): Promise<ErrorGroup[]> {
+      const run = await readableRun(principal, runId);
+      return groupFailures(await repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), FAILING)));
+    },
+
+    /** Tests that were flaky in this run (passed after a retry). */
+    async flaky(principal: Principal, runId: string): Promise<CaseOutcome[]> {
+      const run = await readableRun(principal, runId);
+      return repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), 'flaky'));
+    },
+  };
+}
+export type RunComparisonService = ReturnType<typeof createRunComparison>;

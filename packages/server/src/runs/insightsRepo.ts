@@ -1,0 +1,123 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { chunk } from '../db/batch.js';
+
+export interface CaseOutcome {
+  caseId: string;
+  testId: string;
+  title: string;
+  fullTitle: string;
+  filePath: string | null;
+  status: string;
+  errorMessage: string | null;
+}
+
+/** Escapes LIKE wildcards; used with `escape '\'`, which SQLite and PostgreSQL both understand. */
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+
+/** Read-only queries behind the dashboard's run insights (comparison, error groups, trend, suite). */
+export function createInsightsRepo(db: Db) {
+  return {
+    /** The newest finished run of the project on `branch` created before `beforeId` (ids are time-ordered). */
+    async previousFinished(projectId: string, branch: string | null, beforeId: string) {
+      let q = db.selectFrom('runs').select(['id', 'branch', 'status', 'created_at']).where('project_id', '=', projectId).where('id', '<', beforeId).where('finished_at', 'is not', null);
+      q = branch === null ? q.where('branch', 'is', null) : q.where('branch', '=', branch);
+      return q.orderBy('id', 'desc').limit(1).executeTakeFirst();
+    },
+
+    /**
+     * The newest row of each case of a run (a retried test may be stored once per attempt), as
+     * case id → result id and status: one index range over the run's rows, light columns only.
+     */
+    async newestPerCase(runId: string): Promise<Map<string, { id: string; status: string }>> {
+      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('run_id', '=', runId).orderBy('id').execute();
+      const out = new Map<string, { id: string; status: string }>();
+      for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
+      return out;
+    },
+
+    /** Titles, file and error of some results, in suite order (file, then full title). */
+    async outcomesOf(testIds: string[]): Promise<CaseOutcome[]> {
+      const out: CaseOutcome[] = [];
+      for (const ids of chunk(testIds, 500)) {
+        if (ids.length === 0) continue;
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message']).where('id', 'in', ids).execute();
+        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message });
+      }
+      return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
+    },
+
+    /** Pass rate inputs and duration of the project's newest `limit` runs, oldest first. */
+    async recentRuns(projectId: string, limit: number) {
+      const rows = await db
+        .selectFrom('runs')
+        .select(['id', 'status', 'branch', 'total_tests', 'passed_tests', 'duration', 'created_at'])
+        .where('project_id', '=', projectId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.reverse();
+    },
+
+    /** Runs of a project filtered by branch, status, tag and text (title, branch, commit sha or message). */
+    async searchRuns(q: { projectId: string; branch?: string; status?: string; tag?: string; text?: string; limit: number; offset: number }) {
+      let base = db.selectFrom('runs').where('project_id', '=', q.projectId);
+      if (q.status) base = base.where('status', '=', q.status);
+      if (q.branch) base = base.where('branch', '=', q.branch);
+      // Tags are a JSON array of strings: match the quoted element, not a substring of another tag.
+      if (q.tag) base = base.where(sql<boolean>`tags like ${likePattern(JSON.stringify(q.tag))} escape '\\'`);
+      if (q.text) {
+        const p = likePattern(q.text);
+        const like = (col: 'run_title' | 'branch' | 'commit_sha' | 'commit_message') => sql<boolean>`lower(${sql.ref(col)}) like lower(${p}) escape '\\'`;
+        base = base.where((eb) => eb.or([like('run_title'), like('branch'), like('commit_sha'), like('commit_message')]));
+      }
+      const [rows, total] = await Promise.all([
+        base.selectAll().orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(total.n) };
+    },
+
+    async branches(projectId: string, limit: number): Promise<string[]> {
+      const rows = await db.selectFrom('runs').select('branch').distinct().where('project_id', '=', projectId).where('branch', 'is not', null).orderBy('branch').limit(limit).execute();
+      return rows.map((r) => r.branch!);
+    },
+
+    /** Counts per file and status of a run: the top level of its suite tree (grouped in index order, no sort). */
+    async fileCounts(runId: string) {
+      const n = (status: string) => sql<number>`sum(case when status = ${status} then 1 else 0 end)`;
+      const rows = await db
+        .selectFrom('tests')
+        .select(['file_path', (eb) => eb.fn.countAll<number>().as('total'), n('passed').as('passed'), n('failed').as('failed'), n('flaky').as('flaky'), n('skipped').as('skipped')])
+        .where('run_id', '=', runId)
+        .groupBy('file_path')
+        .execute();
+      return rows.map((r) => ({ filePath: r.file_path, total: Number(r.total), counts: { passed: Number(r.passed), failed: Number(r.failed), flaky: Number(r.flaky), skipped: Number(r.skipped) } }));
+    },
+
+    /** One page of a run's results in suite order (file, then full title), with a status filter and search. */
+    async suitePage(q: { runId: string; status?: string; search?: string; limit: number; offset: number }) {
+      let base = db.selectFrom('tests').where('run_id', '=', q.runId);
+      if (q.status) base = base.where('status', '=', q.status);
+      if (q.search) {
+        const p = likePattern(q.search);
+        base = base.where((eb) => eb.or([sql<boolean>`lower(full_title) like lower(${p}) escape '\\'`, sql<boolean>`lower(file_path) like lower(${p}) escape '\\'`]));
+      }
+      const [rows, total] = await Promise.all([
+        base
+          .select(['id', 'title', 'full_title', 'file_path', 'status', 'duration', 'retries', 'attempt', 'is_flaky'])
+          // The index's own order (run, file, title, status): the page is read in order, never sorted.
+          .orderBy('file_path')
+          .orderBy('full_title')
+          .orderBy('status')
+          .limit(q.limit)
+          .offset(q.offset)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(total.n) };
+    },
+
+  };
+}
+export type InsightsRepo = ReturnType<typeof createInsightsRepo>;

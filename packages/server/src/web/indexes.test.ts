@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Database as Schema } from '../db/schema.js';
+import { createInsightsRepo } from '../runs/insightsRepo.js';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { createRun, postTests, testBody } from '../testing/results.js';
+
+/**
+ * The run page's queries must read a run's results from indexes (migration 003): a covering scan
+ * of the run for the newest result per case, and the suite in file and title order.
+ */
+let t: TestServer;
+let raw: Database.Database;
+let db: Kysely<Schema>;
+let runId: string;
+const seen: CompiledQuery[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  runId = (await createRun(t)).id;
+  await postTests(t, [testBody(runId, t.projectId), testBody(runId, t.projectId, { fullTitle: 'b', status: 'failed' })]);
+  raw = new Database(join(t.dataDir, 'testreport.db'));
+  db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: raw }), log: (e) => {
+    if (e.level === 'query') seen.push(e.query);
+  } });
+});
+afterAll(async () => {
+  await db?.destroy();
+  await t?.close();
+});
+
+async function plans(run: () => Promise<unknown>) {
+  seen.length = 0;
+  await run();
+  return seen
+    .filter((q) => /^\s*select/i.test(q.sql))
+    .map((q) => ({ sql: q.sql, plan: (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail).join(' | ') }));
+}
+
+it.each([
+  ['newest result per case', 'COVERING INDEX tests_run ', () => createInsightsRepo(db).newestPerCase(runId)],
+  ['file counts', 'COVERING INDEX tests_run_suite ', () => createInsightsRepo(db).fileCounts(runId)],
+  ['suite page', 'INDEX tests_run_suite ', () => createInsightsRepo(db).suitePage({ runId, limit: 200, offset: 0 })],
+  ['suite page by status and search', 'INDEX tests_run_suite ', () => createInsightsRepo(db).suitePage({ runId, status: 'failed', search: 'b', limit: 200, offset: 0 })],
+] as [string, string, () => Promise<unknown>][])('%s reads the run through an index, without sorting', async (_name, index, run) => {
+  const found = await plans(run);
+  expect(found.length).toBeGreaterThan(0);
+  for (const p of found) {
+    // A bare count may use whichever covering index of the run is smallest.
+    if (/^select count\(\*\)/.test(p.sql)) expect(p.plan, p.sql).toMatch(/SEARCH tests USING COVERING INDEX tests_run/);
+    else expect(p.plan, p.sql).toContain(index);
+    expect(p.plan, p.sql).not.toMatch(/TEMP B-TREE/);
+  }
+});
