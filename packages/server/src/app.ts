@@ -59,9 +59,15 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   // Uploads stream past this limit on purpose: the route enforces each artifact type's own cap while streaming.
   app.use(`${API_PREFIX}/*`, (c, next) => (c.req.path === `${API_PREFIX}/upload` ? next() : jsonBodyLimit(c, next)));
   app.use('/auth/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' } }, 413) }));
+  // A load balancer takes a server out of rotation on 503: it is up but cannot reach its database.
   app.get('/healthz', async (c) => {
-    await db.selectFrom('users').select('id').limit(1).execute();
-    return c.json({ status: 'ok' });
+    try {
+      await db.selectFrom('users').select('id').limit(1).execute();
+    } catch (err) {
+      logger.warn('healthz: database unreachable', err);
+      return c.json({ status: 'unavailable', database: 'unreachable' }, 503);
+    }
+    return c.json({ status: 'ok', database: 'ok' });
   });
   app.get(`${API_PREFIX}/openapi.json`, (c) => c.json(buildOpenApi(config.publicUrl)));
   mountEndpoints(app, services, handlers);

@@ -53,7 +53,9 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
         return;
       }
       settled = true;
-      resolve({ fields, file, fileName: info.filename });
+      // A copy: busboy may go on parsing fields sent after the file (already buffered) before the
+      // caller runs, and those must not count as sent before it.
+      resolve({ fields: { ...fields }, file, fileName: info.filename });
     });
     parser.on('error', (err) => fail(new ValidationError('body', 'invalid_value', `Malformed multipart body: ${(err as Error).message}`)));
     parser.on('close', () => fail(new ValidationError('file', 'required', 'The multipart body has no part named "file"')));

@@ -1,21 +1,39 @@
-import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, type LogConfig, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
+import * as m007 from './migrations/007_rate_limits.js';
 import type { Database as Schema } from './schema.js';
+import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 
 export type Db = Kysely<Schema>;
+/** What a migration may ask of the dialect: only its column types (one migration set for every database). */
+export type MigrationTypes = DialectSupport['columnTypes'];
+interface DialectMigration {
+  up(db: Kysely<any>, types: MigrationTypes): Promise<void>;
+  down?(db: Kysely<any>, types: MigrationTypes): Promise<void>;
+}
 
 /** Migrations are compiled in (no directory scan), so the bundled server carries them. */
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_results': m002,
+  // 003–006 are taken by other branches.
+  '007_rate_limits': m007,
 };
 class StaticMigrations implements MigrationProvider {
+  constructor(private readonly types: MigrationTypes) {}
   async getMigrations() {
-    return migrations;
+    const out: Record<string, Migration> = {};
+    for (const [name, m] of Object.entries(migrations)) {
+      out[name] = { up: (db) => m.up(db, this.types), down: m.down && ((db) => m.down!(db, this.types)) };
+    }
+    return out;
   }
 }
+
+/** The dialect each open database was opened with, for the migrator (services never ask). */
+const dialectOfDb = new WeakMap<Db, DialectSupport>();
 
 export interface OpenedDatabase {
   db: Db;
@@ -26,9 +44,10 @@ export interface OpenedDatabase {
  * Opens the database named by `url` with the dialect that handles it (`dialects/`). Services and
  * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
-export function openDatabase(url: string): OpenedDatabase {
+export function openDatabase(url: string, opts: { log?: LogConfig } = {}): OpenedDatabase {
   const { dialect, plugins, close } = dialectFor(url).open(url);
-  const db = new Kysely<Schema>({ dialect, plugins });
+  const db = new Kysely<Schema>({ dialect, plugins, log: opts.log });
+  dialectOfDb.set(db, dialectFor(url));
   return {
     db,
     async close() {
@@ -38,8 +57,19 @@ export function openDatabase(url: string): OpenedDatabase {
   };
 }
 
+/** The dialect `db` was opened with: for `db/` helpers only (services and repos never ask). */
+export function dialectOf(db: Db): DialectSupport {
+  const support = dialectOfDb.get(db);
+  if (!support) throw new Error('this database was not opened with openDatabase()');
+  return support;
+}
+
+/**
+ * Brings the schema up to date. On PostgreSQL Kysely's migrator holds an advisory lock while it
+ * runs, so several servers starting at once against one database migrate it exactly once.
+ */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

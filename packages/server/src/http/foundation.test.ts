@@ -13,7 +13,7 @@ describe('foundation', () => {
   it('answers /healthz', async () => {
     const res = await fetch(`${t.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok' });
   });
 
   it('serves an OpenAPI 3.1 document with every operation', async () => {

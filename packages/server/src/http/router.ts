@@ -73,7 +73,7 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
       checkCookieWrite(c, principal, def, config.publicUrl);
 
       const caller = def.rateGroup === 'auth' ? `ip:${clientIp(c)}` : principalScope(principal);
-      const rateHeaders = config.rateLimits ? services.rateLimiter.hit(caller, def.rateGroup) : {};
+      const rateHeaders = config.rateLimits ? await services.rateLimiter.hit(caller, def.rateGroup) : {};
       for (const [k, v] of Object.entries(rateHeaders)) c.header(k, v);
 
       const params = def.params ? parseWith(def.params, c.req.param()) : undefined;

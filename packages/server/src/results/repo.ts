@@ -26,11 +26,17 @@ export function createTestRepo(db: Db) {
     /**
      * Creates or touches the cases of a batch and returns their ids by caseKey. ON CONFLICT … DO
      * UPDATE … RETURNING works the same on PostgreSQL; keys are unique per statement because
-     * PostgreSQL refuses to update one row twice in a single upsert.
+     * PostgreSQL refuses to update one row twice in a single upsert. Keys go in one fixed order, so
+     * concurrent batches touching the same cases (several servers, one database) lock their rows in
+     * the same order and wait for each other instead of deadlocking.
      */
     async upsertCases(keys: CaseKey[], newId: () => string, at: string): Promise<Map<string, string>> {
       const ids = new Map<string, string>();
-      for (const part of chunk(keys, CASE_ROWS_PER_UPSERT)) {
+      const ordered = keys
+        .map((k) => ({ k, key: caseKey(k.projectId, k.filePath, k.fullTitle) }))
+        .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+        .map((x) => x.k);
+      for (const part of chunk(ordered, CASE_ROWS_PER_UPSERT)) {
         const rows = await db
           .insertInto('test_cases')
           .values(part.map((k) => ({

@@ -5,3 +5,4 @@ export * from './results.js';
 export * from './artifacts.js';
 export * from './outbox.js';
 export * from './receiver.js';
+export * from './database.js';

@@ -24,7 +24,10 @@ export const sqlite: DialectSupport = {
   isUniqueViolation: (err) =>
     err instanceof Error &&
     (['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes((err as { code?: string }).code ?? '') || /UNIQUE constraint failed/i.test(err.message)),
-  columnTypes: { bool: 'integer', json: 'text', timestamp: 'text' },
+  columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'real' },
+  // One SQLite file, one server: the process is alone, so exclusive work just runs.
+  sharedByServers: false,
+  exclusive: async (_db, _lock, work) => ({ ran: true, value: await work() }),
   open(url) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     const db = new Database(file);

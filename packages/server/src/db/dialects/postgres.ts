@@ -1,0 +1,50 @@
+import pg from 'pg';
+import { PostgresDialect, sql } from 'kysely';
+import type { DialectSupport } from '../dialect.js';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * `pg` returns int8 (every COUNT(*), SUM of integers) and numeric (AVG, SUM of bigints) as strings
+ * so no precision is lost past 2^53. Counts and sizes here stay far below that, and the rest of the
+ * server expects numbers as SQLite gives them, so both parse to numbers, per pool (the driver's
+ * global type table stays untouched for anyone else in the process).
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** Connections per server process; N servers share the database's max_connections (100 by default). */
+const POOL_SIZE = 10;
+
+export const postgres: DialectSupport = {
+  name: 'postgres',
+  handles: (url) => /^postgres(ql)?:\/\//i.test(url),
+  maxBoundParams: 65_535,
+  // 23505 unique_violation (a primary key is a unique index too).
+  isUniqueViolation: (err) => err instanceof Error && (err as { code?: string }).code === '23505',
+  columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'double precision' },
+  sharedByServers: true,
+  /**
+   * A transaction-scoped advisory lock held by a transaction that stays open while `work` runs on
+   * other pooled connections: it is released on commit, and also when the holder's connection dies
+   * with its process, so a crashed server never leaves the lock taken.
+   */
+  exclusive: (db, lock, work) =>
+    db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(hashtext(${`testreport:${lock}`})) as got`.execute(trx);
+      if (!rows[0]?.got) return { ran: false as const };
+      return { ran: true as const, value: await work() };
+    }),
+  open(url) {
+    const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types });
+    // An idle client whose connection drops (database restart, failover) emits 'error' on the pool;
+    // unhandled it would crash the process. The next query gets a fresh connection instead.
+    pool.on('error', () => {});
+    return { dialect: new PostgresDialect({ pool }), plugins: [] };
+  },
+};
