@@ -18,7 +18,7 @@ let clock = Date.now();
 const secret = 'shared-secret-of-the-fleet-0123456789';
 
 beforeAll(async () => {
-  pg = await createTestPostgresDatabase();
+  pg = await createTestPostgresDatabase({ empty: true });
   receiver = await startReceiver();
   // Both at once: the migrator's advisory lock must make exactly one of them migrate.
   const common = { databaseUrl: pg.url, secret, now: () => new Date(clock), webhookRetryBaseMs: 40 };

@@ -32,6 +32,12 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
+/** The code of every migration, in order: test support keys its migrated template database by it. */
+export const migrationSource = (): string =>
+  Object.entries(migrations)
+    .map(([name, m]) => `${name}\n${String(m.up)}\n${String(m.down ?? '')}`)
+    .join('\n');
+
 /** The dialect each open database was opened with, for the migrator (services never ask). */
 const dialectOfDb = new WeakMap<Db, DialectSupport>();
 

@@ -35,7 +35,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
   let pg: TestDatabase | null = null;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'testreport-dialect-'));
-    if (kind === 'postgres') pg = await createTestPostgresDatabase();
+    if (kind === 'postgres') pg = await createTestPostgresDatabase({ empty: true });
     opened = openDatabase(pg ? pg.url : join(dir, 'testreport.db'));
     await migrateToLatest(opened.db);
   });
