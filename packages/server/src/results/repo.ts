@@ -1,7 +1,8 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
 import { chunk, rowsPerStatement } from '../db/batch.js';
+import { containsIgnoringCase } from '../db/text.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -70,10 +71,8 @@ export function createTestRepo(db: Db) {
       let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
-        const pattern = `%${q.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-        // lower(col) LIKE lower(?) with an explicit escape is case-insensitive on SQLite and PostgreSQL alike.
-        const like = (col: 'title' | 'full_title' | 'file_path' | 'error_message') => sql<boolean>`lower(${sql.ref(col)}) like lower(${pattern}) escape '\\'`;
-        base = base.where((eb) => eb.or([like('title'), like('full_title'), like('file_path'), like('error_message')]));
+        const search = q.search;
+        base = base.where((eb) => eb.or(['title', 'full_title', 'file_path', 'error_message'].map((col) => containsIgnoringCase(col, search))));
       }
       const rows = await base
         .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'created_at'])
