@@ -76,8 +76,15 @@ describe('many servers on one PostgreSQL database', () => {
     expect(listed.body.total).toBe(12 * 40);
     const ids = new Set(first.flatMap((r) => r.body.data.map((t: { id: string }) => t.id)));
     expect(ids.size).toBe(12 * 40);
-    const cases = await inspect.db.selectFrom('test_cases').select('id').where('project_id', '=', a.projectId).where('full_title', 'like', 'suite > case %').execute();
+    const cases = await inspect.db
+      .selectFrom('test_cases')
+      .select(['id', 'latest_test_id', (eb) => eb.selectFrom('tests').select((e) => e.fn.max('tests.id').as('m')).whereRef('tests.case_id', '=', 'test_cases.id').as('newest')])
+      .where('project_id', '=', a.projectId)
+      .where('full_title', 'like', 'suite > case %')
+      .execute();
     expect(cases).toHaveLength(40);
+    // Whichever server committed last, each case points at its newest result.
+    for (const c of cases) expect(c.latest_test_id).toBe(c.newest);
   });
 
   it('honours one Idempotency-Key sent to both servers at the same moment: stored once', async () => {

@@ -46,7 +46,14 @@ export function createTestRepo(db: Db) {
           })))
           .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({
             title: eb.ref('excluded.title'),
-            latest_test_id: eb.ref('excluded.latest_test_id'),
+            // Batches of several servers commit in any order: the newest result (ids are
+            // time-ordered) wins, not the last commit.
+            latest_test_id: eb
+              .case()
+              .when(eb.or([eb('test_cases.latest_test_id', 'is', null), eb('excluded.latest_test_id', '>', eb.ref('test_cases.latest_test_id'))]))
+              .then(eb.ref('excluded.latest_test_id'))
+              .else(eb.ref('test_cases.latest_test_id'))
+              .end(),
             stats_dirty: 1,
             updated_at: eb.ref('excluded.updated_at'),
           })))
