@@ -18,7 +18,6 @@ export function createWebhookRepo(db: Db) {
     delete: (id: string) => db.deleteFrom('webhooks').where('id', '=', id).execute(),
 
     insertDeliveries: (rows: DeliveryRow[]) => (rows.length ? db.insertInto('webhook_deliveries').values(rows).execute() : Promise.resolve()),
-    findDelivery: (id: string) => db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
     async listDeliveries(webhookId: string, limit: number, offset: number) {
       const rows = await db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
       const { total } = await db
