@@ -38,8 +38,12 @@ export const migrationSource = (): string =>
     .map(([name, m]) => `${name}\n${String(m.up)}\n${String(m.down ?? '')}`)
     .join('\n');
 
-/** The dialect each open database was opened with, for the migrator (services never ask). */
-const dialectOfDb = new WeakMap<Db, DialectSupport>();
+/**
+ * The dialect each open database was opened with, for `db/` helpers (services never ask). Keyed by
+ * the Kysely adapter, which a database shares with its transactions, so a `trx` finds it too.
+ */
+const dialectOfDb = new WeakMap<object, DialectSupport>();
+const adapterOf = (db: Kysely<any>): object => db.getExecutor().adapter;
 
 export interface OpenedDatabase {
   db: Db;
@@ -53,7 +57,7 @@ export interface OpenedDatabase {
 export function openDatabase(url: string, opts: { log?: LogConfig } = {}): OpenedDatabase {
   const { dialect, plugins, close } = dialectFor(url).open(url);
   const db = new Kysely<Schema>({ dialect, plugins, log: opts.log });
-  dialectOfDb.set(db, dialectFor(url));
+  dialectOfDb.set(adapterOf(db), dialectFor(url));
   return {
     db,
     async close() {
@@ -64,8 +68,8 @@ export function openDatabase(url: string, opts: { log?: LogConfig } = {}): Opene
 }
 
 /** The dialect `db` was opened with: for `db/` helpers only (services and repos never ask). */
-export function dialectOf(db: Db): DialectSupport {
-  const support = dialectOfDb.get(db);
+export function dialectOf(db: Kysely<any>): DialectSupport {
+  const support = dialectOfDb.get(adapterOf(db));
   if (!support) throw new Error('this database was not opened with openDatabase()');
   return support;
 }

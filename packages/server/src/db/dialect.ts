@@ -31,6 +31,12 @@ export interface DialectSupport {
    */
   exclusive<T>(db: Kysely<any>, lock: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
+   * Inserts rows of one table, all with the same columns, in as few statements as the dialect
+   * allows: multi-row VALUES on SQLite, `INSERT … SELECT * FROM unnest($1::type[], …)` on PostgreSQL
+   * (one bound value per column, whatever the row count, far from its 65,535-value limit).
+   */
+  insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /**
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
    */

@@ -7,6 +7,7 @@ import { createTestPostgresDatabase, type TestDatabase } from '../testing/databa
 import { chunk, MAX_BOUND_PARAMS, rowsPerStatement } from './batch.js';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
 import { dialectFor } from './dialects/index.js';
+import { insertMany } from './bulk.js';
 import { isUniqueViolation } from './errors.js';
 import { runExclusive } from './locks.js';
 
@@ -74,6 +75,23 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     const s = await db.selectFrom('project_settings').selectAll().where('project_id', '=', 'p2').executeTakeFirstOrThrow();
     expect(s.flakiness_threshold).toBe(1 / 3);
     expect(s.auto_quarantine_enabled).toBe(0);
+  });
+
+  it('bulk-inserts rows of awkward text, nulls and numbers exactly, in a transaction, past one statement', async () => {
+    const { db } = opened;
+    await db.insertInto('projects').values({ id: 'p-bulk', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
+    await db.insertInto('runs').values({ id: 'r-bulk', project_id: 'p-bulk', status: 'passed', created_at: 'x', updated_at: 'x' } as never).execute();
+    await db.insertInto('test_cases').values({ id: 'c-bulk', project_id: 'p-bulk', full_title: 'f', title: 't', created_at: 'x', updated_at: 'x' } as never).execute();
+    const awkward = ['quote \' and "double"', 'back\\slash', '{braces},[commas]', 'NULL', '', 'emoji 🧪 ü', 'new\nline'];
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      id: `t-${String(i).padStart(5, '0')}`, run_id: 'r-bulk', project_id: 'p-bulk', case_id: 'c-bulk', title: awkward[i % awkward.length], full_title: 'f',
+      file_path: i % 2 ? null : 'a.spec.ts', line_number: i % 2 ? null : i, status: 'passed', duration: [1.5, 1 / 3, 0][i % 3], retries: i % 4, attempt: 0,
+      is_flaky: i % 2, tags: '["@a"]', annotations: null, error: i % 5 ? null : awkward[(i + 1) % awkward.length], error_message: null, steps: '[]',
+      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x',
+    }));
+    await db.transaction().execute((trx) => insertMany(trx, 'tests', rows));
+    expect(await db.selectFrom('tests').selectAll().where('run_id', '=', 'r-bulk').orderBy('id').execute()).toEqual(rows);
+    await expect(insertMany(db, 'tests', [])).resolves.toBeUndefined();
   });
 
   it('lets one holder at a time run exclusive work', async () => {

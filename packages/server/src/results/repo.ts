@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
 import { chunk, rowsPerStatement } from '../db/batch.js';
+import { insertMany } from '../db/bulk.js';
 import { containsIgnoringCase } from '../db/text.js';
 
 export type TestRow = Selectable<TestsTable>;
@@ -14,8 +15,7 @@ export interface CaseKey {
   latestTestId: string;
 }
 
-/** ~24 bound values per test row, 9 per case row; statements stay far below every dialect's limit. */
-const TEST_ROWS_PER_INSERT = rowsPerStatement(24, 200);
+/** 9 bound values per case row; statements stay far below every dialect's limit. */
 const CASE_ROWS_PER_UPSERT = rowsPerStatement(9, 500);
 /** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
 export const TOTAL_COUNT_CAP = 10_000;
@@ -65,7 +65,7 @@ export function createTestRepo(db: Db) {
     },
 
     async insertTests(rows: TestRow[]) {
-      for (const part of chunk(rows, TEST_ROWS_PER_INSERT)) await db.insertInto('tests').values(part).execute();
+      await insertMany(db, 'tests', rows);
     },
 
     async find(id: string): Promise<TestRow | undefined> {

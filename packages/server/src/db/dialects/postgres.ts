@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PostgresDialect, sql } from 'kysely';
+import { PostgresDialect, sql, type Kysely } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 
 const INT8 = 20;
@@ -17,6 +17,23 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
+
+/** Rows per unnest INSERT: bounds the size of one statement's arrays, not its bound values. */
+const UNNEST_ROWS = 5_000;
+
+/** Column types by table, read once from the catalog: every database has the same migrated schema. */
+const columnTypesOf = new Map<string, Promise<Map<string, string>>>();
+function typesOf(db: Kysely<any>, table: string): Promise<Map<string, string>> {
+  let types = columnTypesOf.get(table);
+  if (!types) {
+    types = sql<{ column_name: string; data_type: string }>`select column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
+      .execute(db)
+      .then(({ rows }) => new Map(rows.map((r) => [r.column_name, r.data_type])));
+    types.catch(() => columnTypesOf.delete(table));
+    columnTypesOf.set(table, types);
+  }
+  return types;
+}
 
 /** Connections per server process; N servers share the database's max_connections (100 by default). */
 const POOL_SIZE = 10;
@@ -40,6 +57,20 @@ export const postgres: DialectSupport = {
       if (!rows[0]?.got) return { ran: false as const };
       return { ran: true as const, value: await work() };
     }),
+  async insertMany(db, table, rows) {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]);
+    const types = await typesOf(db, table);
+    for (let i = 0; i < rows.length; i += UNNEST_ROWS) {
+      const part = rows.slice(i, i + UNNEST_ROWS);
+      const arrays = columns.map((c) => {
+        const type = types.get(c);
+        if (!type) throw new Error(`insertMany: ${table} has no column ${c}`);
+        return sql`${part.map((r) => r[c] ?? null)}::${sql.raw(type)}[]`;
+      });
+      await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)})`.execute(db);
+    }
+  },
   open(url) {
     const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types });
     // An idle client whose connection drops (database restart, failover) emits 'error' on the pool;
