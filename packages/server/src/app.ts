@@ -9,6 +9,7 @@ import { inSavepoint } from './db/transaction.js';
 import { createEventBus } from './events/bus.js';
 import { mountEdge } from './http/edge.js';
 import { errorHandler } from './http/errorHandler.js';
+import { mountHealth } from './http/health.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/paths.js';
 import { mountEndpoints } from './http/router.js';
@@ -51,10 +52,7 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
 
   const app = new Hono();
   mountEdge(app, config);
-  app.get('/healthz', async (c) => {
-    await db.selectFrom('users').select('id').limit(1).execute();
-    return c.json({ status: 'ok' });
-  });
+  mountHealth(app, services);
   app.get(`${API_PREFIX}/openapi.json`, (c) => c.json(buildOpenApi(config.publicUrl)));
   mountEndpoints(app, services, handlers);
   mountStorage(app, services);

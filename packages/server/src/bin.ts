@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { createApp } from './app.js';
+import { runExclusive } from './db/locks.js';
 import type { ConfigInput } from './config.js';
 import { startServer } from './server.js';
 
@@ -31,7 +32,9 @@ program
   .action(async (opts: ServeOptions) => {
     const input: ConfigInput = { port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey };
     const server = await startServer(input);
-    if (opts.firstRun && (await server.services.bootstrap.isEmpty())) {
+    // Servers of a fleet starting together on an empty database: one of them creates the owner.
+    const firstRun = async () => {
+      if (!(await server.services.bootstrap.isEmpty())) return;
       const password = randomBytes(12).toString('base64url');
       const r = await server.services.bootstrap.init({ email: 'owner@localhost', password, team: 'My Team', project: 'My Project', keyName: 'first-run' });
       process.stdout.write(
@@ -48,7 +51,8 @@ program
           '',
         ].join('\n') + '\n',
       );
-    }
+    };
+    if (opts.firstRun) await runExclusive(server.services.deps.db, 'first-run', firstRun);
     process.stdout.write(`testreport listening on ${server.url}\n`);
     const shutdown = async (signal: string) => {
       process.stderr.write(`received ${signal}, shutting down\n`);

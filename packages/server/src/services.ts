@@ -8,7 +8,9 @@ import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
 import { createFlakinessService } from './flakiness/service.js';
-import { createRateLimiter } from './http/rateLimit.js';
+import { sharedByServers } from './db/locks.js';
+import { createMemoryCounter, createRateLimiter } from './http/rateLimit.js';
+import { createDatabaseCounter } from './http/rateLimitRepo.js';
 import { createIdempotencyRepo } from './idempotency/repo.js';
 import { createIdempotencyService } from './idempotency/service.js';
 import { createMeService } from './me/service.js';
@@ -58,7 +60,7 @@ export function createServices(deps: Deps) {
     me: createMeService({ users, teams: teamRepo, projects: projectRepo }),
     bootstrap: createBootstrapService({ db, config, users, teams: teamRepo, projects: projectRepo, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
-    rateLimiter: createRateLimiter(config.now),
+    rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
     jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
   };
   return services;

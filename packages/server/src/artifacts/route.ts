@@ -59,7 +59,9 @@ function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
       }
       settled = true;
       file.on('error', (err: Error) => (framingError ??= err));
-      resolve({ fields, file, fileName: info.filename, framingError: () => framingError });
+      // A copy: busboy may go on parsing fields sent after the file (already buffered) before the
+      // caller runs, and those must not count as sent before it.
+      resolve({ fields: { ...fields }, file, fileName: info.filename, framingError: () => framingError });
     });
     parser.on('error', (err) => {
       framingError ??= err as Error;

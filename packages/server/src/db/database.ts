@@ -1,26 +1,53 @@
-import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, type LogConfig, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_results.js';
 import * as m003 from './migrations/003_idempotency_secrets.js';
 import * as m004 from './migrations/004_dashboard.js';
+import * as m005 from './migrations/005_rate_limits.js';
 import type { Database as Schema } from './schema.js';
+import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { scopedDialect } from './transaction.js';
 
 export type Db = Kysely<Schema>;
+/** What a migration may ask of the dialect: only its column types (one migration set for every database). */
+export type MigrationTypes = DialectSupport['columnTypes'];
+interface DialectMigration {
+  up(db: Kysely<any>, types: MigrationTypes): Promise<void>;
+  down?(db: Kysely<any>, types: MigrationTypes): Promise<void>;
+}
 
 /** Migrations are compiled in (no directory scan), so the bundled server carries them. */
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_results': m002,
   '003_idempotency_secrets': m003,
   '004_dashboard': m004,
+  '005_rate_limits': m005,
 };
 class StaticMigrations implements MigrationProvider {
+  constructor(private readonly types: MigrationTypes) {}
   async getMigrations() {
-    return migrations;
+    const out: Record<string, Migration> = {};
+    for (const [name, m] of Object.entries(migrations)) {
+      out[name] = { up: (db) => m.up(db, this.types), down: m.down && ((db) => m.down!(db, this.types)) };
+    }
+    return out;
   }
 }
+
+/** The code of every migration, in order: test support keys its migrated template database by it. */
+export const migrationSource = (): string =>
+  Object.entries(migrations)
+    .map(([name, m]) => `${name}\n${String(m.up)}\n${String(m.down ?? '')}`)
+    .join('\n');
+
+/**
+ * The dialect each open database was opened with, for `db/` helpers (services never ask). Keyed by
+ * the Kysely adapter, which a database shares with its transactions, so a `trx` finds it too.
+ */
+const dialectOfDb = new WeakMap<object, DialectSupport>();
+const adapterOf = (db: Kysely<any>): object => db.getExecutor().adapter;
 
 export interface OpenedDatabase {
   db: Db;
@@ -31,11 +58,12 @@ export interface OpenedDatabase {
  * Opens the database named by `url` with the dialect that handles it (`dialects/`). Services and
  * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
-export function openDatabase(url: string): OpenedDatabase {
+export function openDatabase(url: string, opts: { log?: LogConfig } = {}): OpenedDatabase {
   const { dialect, plugins, close } = dialectFor(url).open(url);
   const scoped = scopedDialect(dialect);
-  const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins });
+  const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins, log: opts.log });
   scoped.register(db);
+  dialectOfDb.set(adapterOf(db), dialectFor(url));
   return {
     db,
     async close() {
@@ -45,8 +73,19 @@ export function openDatabase(url: string): OpenedDatabase {
   };
 }
 
+/** The dialect `db` was opened with: for `db/` helpers only (services and repos never ask). */
+export function dialectOf(db: Kysely<any>): DialectSupport {
+  const support = dialectOfDb.get(adapterOf(db));
+  if (!support) throw new Error('this database was not opened with openDatabase()');
+  return support;
+}
+
+/**
+ * Brings the schema up to date. On PostgreSQL Kysely's migrator holds an advisory lock while it
+ * runs, so several servers starting at once against one database migrate it exactly once.
+ */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

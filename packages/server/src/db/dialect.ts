@@ -1,4 +1,4 @@
-import type { Dialect, KyselyPlugin } from 'kysely';
+import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
 
 /**
  * Everything that differs between the databases the server runs on. Services and repositories never
@@ -15,9 +15,27 @@ export interface DialectSupport {
   isUniqueViolation(err: unknown): boolean;
   /**
    * Column types of the portable representations (see `values.ts`): booleans are 0/1 integers, JSON
-   * is text, timestamps are ISO-8601 UTC text, so rows read the same on every dialect.
+   * is text, timestamps are ISO-8601 UTC text, so rows read the same on every dialect. `float` is
+   * SQLite's 8-byte `real`; PostgreSQL's `real` is 4 bytes, so there it is `double precision`.
    */
-  readonly columnTypes: { bool: string; json: string; timestamp: string };
+  readonly columnTypes: { bool: string; json: string; timestamp: string; float: 'real' | 'double precision' };
+  /**
+   * Whether several server processes may share one database of this dialect. Where they may, state
+   * that must be common to all of them (rate-limit counters) lives in the database; an embedded
+   * SQLite file belongs to one server, which keeps such counters in memory at no write cost.
+   */
+  readonly sharedByServers: boolean;
+  /**
+   * Runs `work` only if no other server runs work under the same `lock` right now; resolves
+   * `{ ran: false }` without waiting otherwise. `work` uses the database as usual (not a transaction).
+   */
+  exclusive<T>(db: Kysely<any>, lock: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /**
+   * Inserts rows of one table, all with the same columns, in as few statements as the dialect
+   * allows: multi-row VALUES on SQLite, `INSERT … SELECT * FROM unnest($1::type[], …)` on PostgreSQL
+   * (one bound value per column, whatever the row count, far from its 65,535-value limit).
+   */
+  insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).

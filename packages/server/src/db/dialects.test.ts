@@ -1,31 +1,53 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPostgresDatabase, type TestDatabase } from '../testing/database.js';
 import { chunk, MAX_BOUND_PARAMS, rowsPerStatement } from './batch.js';
-import { migrateToLatest, openDatabase } from './database.js';
+import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
 import { dialectFor } from './dialects/index.js';
+import { insertMany } from './bulk.js';
 import { isUniqueViolation } from './errors.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'testreport-dialect-'));
-const opened = openDatabase(join(dir, 'testreport.db'));
-const { db } = opened;
-afterAll(async () => {
-  await opened.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+import { runExclusive } from './locks.js';
 
 const team = (id: string) => ({ id, name: 'T', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
 
-describe('database seams (SQLite)', () => {
-  it('picks the dialect from the URL and refuses PostgreSQL until it is built', () => {
+describe('dialect choice', () => {
+  it('picks the dialect from the URL and names an unsupported one', () => {
     expect(dialectFor('/tmp/x.db').name).toBe('sqlite');
     expect(dialectFor('sqlite:///tmp/x.db').name).toBe('sqlite');
-    expect(() => dialectFor('mysql://h/db')).toThrow(/unsupported --database-url/);
+    expect(dialectFor('postgres://u@h:5432/db').name).toBe('postgres');
+    expect(dialectFor('postgresql://u@h/db').name).toBe('postgres');
+    expect(() => dialectFor('mysql://user:pw@h/db')).toThrow(/unsupported --database-url: mysql:\/\/…@h\/db/);
+  });
+
+  it('sizes batches under the smallest bound-value limit', () => {
+    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(rowsPerStatement(24, 200) * 24).toBeLessThan(MAX_BOUND_PARAMS);
+    expect(rowsPerStatement(100_000)).toBe(1);
+  });
+});
+
+// The same seams on both databases; PostgreSQL gets a fresh database of its own.
+describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => {
+  let opened: OpenedDatabase;
+  let dir: string;
+  let pg: TestDatabase | null = null;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'testreport-dialect-'));
+    if (kind === 'postgres') pg = await createTestPostgresDatabase({ empty: true });
+    opened = openDatabase(pg ? pg.url : join(dir, 'testreport.db'));
+    await migrateToLatest(opened.db);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await pg?.drop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('classifies a duplicate key as a unique violation, and a foreign-key failure as not one', async () => {
-    await migrateToLatest(db);
+    const { db } = opened;
     await db.insertInto('teams').values(team('t1')).execute();
     const dup = await db.insertInto('teams').values(team('t1')).execute().catch((e: unknown) => e);
     expect(isUniqueViolation(dup)).toBe(true);
@@ -38,15 +60,59 @@ describe('database seams (SQLite)', () => {
     expect(isUniqueViolation(fk)).toBe(false);
   });
 
-  it('runs a FOR UPDATE read on SQLite by dropping the row lock', async () => {
-    const q = db.selectFrom('teams').selectAll().where('id', '=', 't1').forUpdate();
-    expect(q.compile().sql).not.toMatch(/for update/i);
+  it('runs a FOR UPDATE SKIP LOCKED read (SQLite drops the row lock, PostgreSQL keeps it)', async () => {
+    const q = opened.db.selectFrom('teams').selectAll().where('id', '=', 't1').forUpdate().skipLocked();
+    expect(/for update skip locked/i.test(q.compile().sql)).toBe(kind === 'postgres');
     expect((await q.executeTakeFirst())?.id).toBe('t1');
   });
 
-  it('sizes batches under the smallest bound-value limit', () => {
-    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(rowsPerStatement(24, 200) * 24).toBeLessThan(MAX_BOUND_PARAMS);
-    expect(rowsPerStatement(100_000)).toBe(1);
+  it('reads counts as numbers and keeps 8-byte floats exact', async () => {
+    const { db } = opened;
+    const { n } = await db.selectFrom('teams').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(n).toBe(1);
+    await db.insertInto('projects').values({ id: 'p2', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
+    await db.insertInto('project_settings').values({ project_id: 'p2', data_retention_days: 30, flakiness_threshold: 1 / 3, auto_quarantine_enabled: 0, updated_at: 'x' }).execute();
+    const s = await db.selectFrom('project_settings').selectAll().where('project_id', '=', 'p2').executeTakeFirstOrThrow();
+    expect(s.flakiness_threshold).toBe(1 / 3);
+    expect(s.auto_quarantine_enabled).toBe(0);
+  });
+
+  it('bulk-inserts rows of awkward text, nulls and numbers exactly, in a transaction, past one statement', async () => {
+    const { db } = opened;
+    await db.insertInto('projects').values({ id: 'p-bulk', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
+    await db.insertInto('runs').values({ id: 'r-bulk', project_id: 'p-bulk', status: 'passed', created_at: 'x', updated_at: 'x' } as never).execute();
+    await db.insertInto('test_cases').values({ id: 'c-bulk', project_id: 'p-bulk', full_title: 'f', title: 't', created_at: 'x', updated_at: 'x' } as never).execute();
+    const awkward = ['quote \' and "double"', 'back\\slash', '{braces},[commas]', 'NULL', '', 'emoji 🧪 ü', 'new\nline'];
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      id: `t-${String(i).padStart(5, '0')}`, run_id: 'r-bulk', project_id: 'p-bulk', case_id: 'c-bulk', title: awkward[i % awkward.length], full_title: 'f',
+      file_path: i % 2 ? null : 'a.spec.ts', line_number: i % 2 ? null : i, status: 'passed', duration: [1.5, 1 / 3, 0][i % 3], retries: i % 4, attempt: 0,
+      is_flaky: i % 2, tags: '["@a"]', annotations: null, error: i % 5 ? null : awkward[(i + 1) % awkward.length], error_message: null, steps: '[]',
+      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x',
+    }));
+    await db.transaction().execute((trx) => insertMany(trx, 'tests', rows));
+    expect(await db.selectFrom('tests').selectAll().where('run_id', '=', 'r-bulk').orderBy('id').execute()).toEqual(rows);
+    await expect(insertMany(db, 'tests', [])).resolves.toBeUndefined();
+  });
+
+  it('lets one holder at a time run exclusive work', async () => {
+    const { db } = opened;
+    const inner: boolean[] = [];
+    const outer = await runExclusive(db, 'dialect-test', async () => {
+      // SQLite has one server, so nothing else can hold it; PostgreSQL refuses a second holder.
+      inner.push(await runExclusive(db, 'dialect-test', async () => undefined));
+    });
+    expect(outer).toBe(true);
+    expect(inner).toEqual([kind === 'sqlite']);
+    expect(await runExclusive(db, 'dialect-test', async () => undefined)).toBe(true);
+  });
+
+  it('produces the same tables on both dialects', async () => {
+    const tables = kind === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(opened.db)
+      : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_%' order by tablename`.execute(opened.db);
+    expect(tables.rows.map((r) => r.name)).toEqual([
+      'api_keys', 'artifacts', 'email_tokens', 'idempotency_keys', 'invitations', 'project_settings', 'projects', 'rate_limit_windows',
+      'runs', 'sessions', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
+    ]);
   });
 });

@@ -40,6 +40,8 @@ export interface WebhookDeliveriesTable { id: string; webhook_id: string; projec
 export interface WebhookAttemptsTable { id: string; delivery_id: string; attempt: number; status_code: number | null; error: string | null; duration_ms: number; created_at: string }
 export interface IdempotencyKeysTable { id: string; scope: string; key: string; method: string; path: string; request_hash: string; status_code: number | null; response_body: string | null; created_at: string }
 
+export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -59,4 +61,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }

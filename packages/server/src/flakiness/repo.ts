@@ -53,13 +53,13 @@ export function createFlakinessRepo(db: Db) {
     async saveStats(stats: Map<string, CaseStats>) {
       const ids = [...stats.keys()];
       if (ids.length === 0) return;
-      // Explicit casts: PostgreSQL types bare CASE parameters as text.
-      const column = <K extends keyof CaseStats>(key: K, type: 'real' | 'integer' | 'text') =>
+      // Explicit casts: PostgreSQL types bare CASE parameters as text. `double precision` is 8 bytes on both (SQLite reads it as REAL).
+      const column = <K extends keyof CaseStats>(key: K, type: 'double precision' | 'integer' | 'text') =>
         sql<CaseStats[K]>`case ${sql.ref('id')} ${sql.join(ids.map((id) => sql`when ${id} then cast(${stats.get(id)![key]} as ${sql.raw(type)})`), sql` `)} end`;
       await db
         .updateTable('test_cases')
         .set({
-          flakiness_score: column('score', 'real'),
+          flakiness_score: column('score', 'double precision'),
           total_runs: column('totalRuns', 'integer'),
           flaky_runs: column('flakyRuns', 'integer'),
           last_flaky_at: column('lastFlakyAt', 'text'),

@@ -13,7 +13,24 @@ describe('foundation', () => {
   it('answers /healthz', async () => {
     const res = await fetch(`${t.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok', storage: 'ok' });
+  });
+
+  it('answers 503 on /healthz, naming the artifact store, when it cannot be used', async () => {
+    const { renameSync, rmSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const artifacts = join(t.dataDir, 'artifacts');
+    // A file where the store's directory should be: unusable even for root.
+    renameSync(artifacts, `${artifacts}.away`);
+    writeFileSync(artifacts, 'not a directory');
+    try {
+      const res = await fetch(`${t.url}/healthz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'unavailable', database: 'ok', storage: 'unreachable' });
+    } finally {
+      rmSync(artifacts);
+      renameSync(`${artifacts}.away`, artifacts);
+    }
   });
 
   it('serves an OpenAPI 3.1 document with every operation', async () => {

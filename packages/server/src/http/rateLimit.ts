@@ -4,44 +4,54 @@ import { principalScope } from '../authz/principal.js';
 import { RateLimitedError } from '../lib/errors.js';
 import './context.js';
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 
-/**
- * Fixed 60-second windows per caller and group (spec part 8, decisions §9). In memory: one server
- * process owns its counters; a multi-process deployment would move this behind the same interface.
- */
-export function createRateLimiter(now: () => Date) {
+/** Counts one hit in the bucket's current fixed window and returns that window after the hit. */
+export interface WindowCounter {
+  hit(bucket: string, now: number): Promise<{ start: number; count: number }>;
+}
+
+/** Counters of one process: enough where one server owns its database (embedded SQLite). */
+export function createMemoryCounter(): WindowCounter {
   const windows = new Map<string, { start: number; count: number }>();
   let lastSweep = 0;
+  return {
+    async hit(bucket, t) {
+      if (t - lastSweep >= WINDOW_MS) {
+        lastSweep = t;
+        for (const [k, w] of windows) if (t - w.start >= WINDOW_MS) windows.delete(k);
+      }
+      let w = windows.get(bucket);
+      if (!w || t - w.start >= WINDOW_MS) {
+        w = { start: t, count: 0 };
+        windows.set(bucket, w);
+      }
+      w.count++;
+      return { ...w };
+    },
+  };
+}
 
-  function sweep(t: number) {
-    if (t - lastSweep < WINDOW_MS) return;
-    lastSweep = t;
-    for (const [k, w] of windows) if (t - w.start >= WINDOW_MS) windows.delete(k);
-  }
-
+/**
+ * Fixed 60-second windows per caller and group (spec part 8, decisions §9). The counter is the
+ * database's when several servers share it, so the limit holds across all of them.
+ */
+export function createRateLimiter(now: () => Date, counter: WindowCounter) {
   return {
     /** Counts one request; returns the headers to send, or throws RateLimitedError with Retry-After. */
-    hit(caller: string, group: RateGroup): Record<string, string> {
+    async hit(caller: string, group: RateGroup): Promise<Record<string, string>> {
       const limit = RATE_GROUPS[group];
       if (!Number.isFinite(limit)) return {};
       const t = now().getTime();
-      sweep(t);
-      const key = `${caller}|${group}`;
-      let w = windows.get(key);
-      if (!w || t - w.start >= WINDOW_MS) {
-        w = { start: t, count: 0 };
-        windows.set(key, w);
-      }
+      const w = await counter.hit(`${caller}|${group}`, t);
       const resetSeconds = Math.max(1, Math.ceil((w.start + WINDOW_MS - t) / 1000));
-      if (w.count >= limit) {
+      if (w.count > limit) {
         throw new RateLimitedError(resetSeconds, {
           'RateLimit-Limit': String(limit),
           'RateLimit-Remaining': '0',
           'RateLimit-Reset': String(resetSeconds),
         });
       }
-      w.count++;
       return {
         'RateLimit-Limit': String(limit),
         'RateLimit-Remaining': String(limit - w.count),
@@ -61,7 +71,7 @@ export function rateLimit(group: RateGroup, limiter: () => RateLimiter | null): 
     const l = limiter();
     if (l) {
       const caller = group === 'auth' ? `ip:${c.get('clientIp')}` : principalScope(c.get('principal'));
-      for (const [k, v] of Object.entries(l.hit(caller, group))) c.header(k, v);
+      for (const [k, v] of Object.entries(await l.hit(caller, group))) c.header(k, v);
     }
     await next();
   };

@@ -1,7 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
 import { chunk, rowsPerStatement } from '../db/batch.js';
+import { insertMany } from '../db/bulk.js';
+import { containsIgnoringCase } from '../db/text.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -13,8 +15,7 @@ export interface CaseKey {
   latestTestId: string;
 }
 
-/** ~24 bound values per test row, 9 per case row; statements stay far below every dialect's limit. */
-const TEST_ROWS_PER_INSERT = rowsPerStatement(24, 200);
+/** 9 bound values per case row; statements stay far below every dialect's limit. */
 const CASE_ROWS_PER_UPSERT = rowsPerStatement(9, 500);
 /** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
 export const TOTAL_COUNT_CAP = 10_000;
@@ -26,11 +27,17 @@ export function createTestRepo(db: Db) {
     /**
      * Creates or touches the cases of a batch and returns their ids by caseKey. ON CONFLICT … DO
      * UPDATE … RETURNING works the same on PostgreSQL; keys are unique per statement because
-     * PostgreSQL refuses to update one row twice in a single upsert.
+     * PostgreSQL refuses to update one row twice in a single upsert. Keys go in one fixed order, so
+     * concurrent batches touching the same cases (several servers, one database) lock their rows in
+     * the same order and wait for each other instead of deadlocking.
      */
     async upsertCases(keys: CaseKey[], newId: () => string, at: string): Promise<Map<string, string>> {
       const ids = new Map<string, string>();
-      for (const part of chunk(keys, CASE_ROWS_PER_UPSERT)) {
+      const ordered = keys
+        .map((k) => ({ k, key: caseKey(k.projectId, k.filePath, k.fullTitle) }))
+        .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+        .map((x) => x.k);
+      for (const part of chunk(ordered, CASE_ROWS_PER_UPSERT)) {
         const rows = await db
           .insertInto('test_cases')
           .values(part.map((k) => ({
@@ -39,7 +46,14 @@ export function createTestRepo(db: Db) {
           })))
           .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({
             title: eb.ref('excluded.title'),
-            latest_test_id: eb.ref('excluded.latest_test_id'),
+            // Batches of several servers commit in any order: the newest result (ids are
+            // time-ordered) wins, not the last commit.
+            latest_test_id: eb
+              .case()
+              .when(eb.or([eb('test_cases.latest_test_id', 'is', null), eb('excluded.latest_test_id', '>', eb.ref('test_cases.latest_test_id'))]))
+              .then(eb.ref('excluded.latest_test_id'))
+              .else(eb.ref('test_cases.latest_test_id'))
+              .end(),
             stats_dirty: 1,
             updated_at: eb.ref('excluded.updated_at'),
           })))
@@ -51,7 +65,7 @@ export function createTestRepo(db: Db) {
     },
 
     async insertTests(rows: TestRow[]) {
-      for (const part of chunk(rows, TEST_ROWS_PER_INSERT)) await db.insertInto('tests').values(part).execute();
+      await insertMany(db, 'tests', rows);
     },
 
     async find(id: string): Promise<TestRow | undefined> {
@@ -64,10 +78,8 @@ export function createTestRepo(db: Db) {
       let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
-        const pattern = `%${q.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-        // lower(col) LIKE lower(?) with an explicit escape is case-insensitive on SQLite and PostgreSQL alike.
-        const like = (col: 'title' | 'full_title' | 'file_path' | 'error_message') => sql<boolean>`lower(${sql.ref(col)}) like lower(${pattern}) escape '\\'`;
-        base = base.where((eb) => eb.or([like('title'), like('full_title'), like('file_path'), like('error_message')]));
+        const search = q.search;
+        base = base.where((eb) => eb.or(['title', 'full_title', 'file_path', 'error_message'].map((col) => containsIgnoringCase(col, search))));
       }
       const rows = await base
         .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'created_at'])

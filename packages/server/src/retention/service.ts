@@ -1,4 +1,5 @@
 import type { BackgroundJob, Deps } from '../deps.js';
+import { runExclusive } from '../db/locks.js';
 import { deleteRuns } from '../runs/service.js';
 
 const HOUR_MS = 3_600_000;
@@ -11,14 +12,24 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
 /**
  * Deletes runs older than their project's `dataRetentionDays` (by created_at against the injectable
  * clock), with their tests, suites, artifacts and files, exactly as DELETE /runs/:id does. Runs at
- * start and then hourly.
+ * start and then hourly; with several servers on one database only one sweeps at a time (the
+ * others skip their turn), so no two delete the same runs or files.
  */
 export function createRetentionService(deps: Deps) {
   const { db } = deps;
   /** Set by stop(): a sweep in progress finishes its current batch and leaves the rest for next time. */
   let stopping = false;
 
+  /** One sweep, unless another server is sweeping right now (then nothing is deleted here). */
   async function sweepOnce(): Promise<{ deletedRuns: number }> {
+    let result = { deletedRuns: 0 };
+    await runExclusive(db, 'retention', async () => {
+      result = await sweepAll();
+    });
+    return result;
+  }
+
+  async function sweepAll(): Promise<{ deletedRuns: number }> {
     const now = deps.config.now().getTime();
     const projects = await db.selectFrom('project_settings').select(['project_id', 'data_retention_days']).execute();
     let deletedRuns = 0;

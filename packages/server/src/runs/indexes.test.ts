@@ -1,8 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database as Schema } from '../db/schema.js';
+import { openDatabase, type Db, type OpenedDatabase } from '../db/database.js';
 import { createFlakinessRepo } from '../flakiness/repo.js';
 import { createRetentionService } from '../retention/service.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
@@ -13,28 +15,35 @@ import { createRunRepo } from './repo.js';
 /**
  * The queries behind GET /runs, GET /tests, history, GET /flakiness and the retention sweep must be
  * index lookups, so they stay fast with a million results in one project. The repositories run on a
- * second connection that records every statement; each SELECT is then explained.
+ * second connection that records every statement; each SELECT is then explained with SQLite's
+ * EXPLAIN QUERY PLAN, so this suite runs on SQLite whatever TESTREPORT_TEST_DB says (PostgreSQL
+ * gets the same indexes from the same migrations).
  */
 let t: TestServer;
 let raw: Database.Database;
-let db: Kysely<Schema>;
+let opened: OpenedDatabase;
+let db: Db;
 const seen: CompiledQuery[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'testreport-plans-'));
+const file = join(dir, 'testreport.db');
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ databaseUrl: file });
   const run = await createRun(t);
   await postTests(t, [testBody(run.id, t.projectId), testBody(run.id, t.projectId, { fullTitle: 'b', status: 'failed' })]);
-  raw = new Database(join(t.dataDir, 'testreport.db'));
-  db = new Kysely<Schema>({
-    dialect: new SqliteDialect({ database: raw }),
+  raw = new Database(file);
+  opened = openDatabase(file, {
     log: (e) => {
       if (e.level === 'query') seen.push(e.query);
     },
   });
+  db = opened.db;
 });
 afterAll(async () => {
-  await db?.destroy();
+  await opened?.close();
+  raw?.close();
   await t?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function plansOf(run: () => Promise<unknown>) {

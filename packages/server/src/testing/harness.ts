@@ -7,6 +7,7 @@ import type { ConfigInput } from '../config.js';
 import { hashPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { startServer, type RunningServer } from '../server.js';
+import { createTestPostgresDatabase, testDbKind, type TestDatabase } from './database.js';
 
 export interface TestUser {
   userId: string;
@@ -38,17 +39,30 @@ export interface TestServer {
 
 const PASSWORD = 'correct horse battery';
 
-/** A real server on a temp data dir and port 0, with an owner, team, project and API key. */
+/**
+ * A real server on a temp data dir and port 0, with an owner, team, project and API key. Its
+ * database is SQLite in the data dir, or with TESTREPORT_TEST_DB=postgres a fresh PostgreSQL
+ * database dropped on close; a `databaseUrl` given in `config` is used as is and left alone.
+ */
 export async function startTestServer(config: ConfigInput = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'testreport-'));
-  const server = await startServer({
-    port: 0,
-    dataDir,
-    rateLimits: false,
-    webhookAllowPrivate: true,
-    logger: { error() {}, warn() {}, info() {}, debug() {} },
-    ...config,
-  });
+  const ownDb: TestDatabase | null = config.databaseUrl === undefined && testDbKind() === 'postgres' ? await createTestPostgresDatabase() : null;
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      port: 0,
+      dataDir,
+      rateLimits: false,
+      webhookAllowPrivate: true,
+      logger: { error() {}, warn() {}, info() {}, debug() {} },
+      ...(ownDb ? { databaseUrl: ownDb.url } : {}),
+      ...config,
+    });
+  } catch (err) {
+    await ownDb?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const { services, config: cfg } = server;
   const users = createUserRepo(services.deps.db);
   const seed = await services.bootstrap.init({ email: `owner-${newId().slice(-8)}@example.test`, password: PASSWORD, team: 'Team A', project: 'Project A' });
@@ -111,6 +125,7 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
     api,
     async close() {
       await server.close();
+      await ownDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,3 +6,4 @@ export * from './artifacts.js';
 export * from './outbox.js';
 export * from './receiver.js';
 export * from './swift.js';
+export * from './database.js';

@@ -18,7 +18,6 @@ export function createWebhookRepo(db: Db) {
     delete: (id: string) => db.deleteFrom('webhooks').where('id', '=', id).execute(),
 
     insertDeliveries: (rows: DeliveryRow[]) => (rows.length ? db.insertInto('webhook_deliveries').values(rows).execute() : Promise.resolve()),
-    findDelivery: (id: string) => db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
     async listDeliveries(webhookId: string, limit: number, offset: number) {
       const rows = await db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
       const { total } = await db
@@ -33,34 +32,44 @@ export function createWebhookRepo(db: Db) {
         ? db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempt').execute()
         : Promise.resolve([] as AttemptRow[]),
 
-    /** Pending deliveries that are due and not leased by a worker right now. */
-    dueDeliveryIds: (now: string, limit: number) =>
-      db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .execute(),
-    /** Takes the lease with a conditional update: of two workers racing for one delivery, exactly one wins. */
-    async claim(id: string, now: string, lockedUntil: string): Promise<boolean> {
-      const r = await db
-        .updateTable('webhook_deliveries')
-        .set({ locked_until: lockedUntil })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1;
-    },
-    /** One attempt's record and the delivery's next state, together. */
-    recordAttempt: (attempt: AttemptRow, patch: Updateable<WebhookDeliveriesTable>) =>
+    /**
+     * Leases up to `limit` due deliveries in one transaction and returns them. On PostgreSQL
+     * `FOR UPDATE SKIP LOCKED` lets workers of several servers claim side by side without waiting on
+     * or double-claiming each other's rows; SQLite's writing transaction serializes them instead
+     * (the dialect drops the row-lock clause). Nothing is sent inside the transaction.
+     */
+    claimDue: (now: string, lockedUntil: string, limit: number): Promise<DeliveryRow[]> =>
       db.transaction().execute(async (trx) => {
+        const due = await trx
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+          .orderBy('next_attempt_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (due.length === 0) return [];
+        await trx.updateTable('webhook_deliveries').set({ locked_until: lockedUntil }).where('id', 'in', due.map((d) => d.id)).execute();
+        return due.map((d) => ({ ...d, locked_until: lockedUntil }));
+      }),
+    /**
+     * One attempt's record and the delivery's next state, together, only while `lease` is still the
+     * delivery's: a worker whose lease expired (and was taken over) records nothing. False then.
+     */
+    recordAttempt: (attempt: AttemptRow, patch: Updateable<WebhookDeliveriesTable>, lease: string): Promise<boolean> =>
+      db.transaction().execute(async (trx) => {
+        const r = await trx
+          .updateTable('webhook_deliveries')
+          .set(patch)
+          .where('id', '=', attempt.delivery_id)
+          .where('locked_until', '=', lease)
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) return false;
         await trx.insertInto('webhook_attempts').values(attempt).execute();
-        await trx.updateTable('webhook_deliveries').set(patch).where('id', '=', attempt.delivery_id).execute();
+        return true;
       }),
   };
 }

@@ -110,7 +110,11 @@ export function createWebhookService(deps: Deps) {
     const giveUp = !outcome.ok && (number > MAX_RETRIES || outcome.error === 'webhook is inactive');
     const status = outcome.ok ? 'succeeded' : giveUp ? 'failed' : 'pending';
     const next = status === 'pending' ? new Date(now.getTime() + retryDelayMs(number, config.webhookRetryBaseMs, outcome.retryAfter, now)).toISOString() : null;
-    await repo.recordAttempt(record, { attempt_count: number, status, next_attempt_at: next, locked_until: null, updated_at: now.toISOString() });
+    const held = await repo.recordAttempt(record, { attempt_count: number, status, next_attempt_at: next, locked_until: null, updated_at: now.toISOString() }, d.locked_until!);
+    if (!held) {
+      logger.warn(`webhook delivery ${d.id} attempt ${number}: lease expired before the outcome was recorded; the new lease holder retries`);
+      return;
+    }
     if (!outcome.ok) logger.warn(`webhook delivery ${d.id} attempt ${number} failed: ${outcome.error} (${status})`);
   }
 

@@ -327,7 +327,8 @@ describe('durability', () => {
     expect(receiver.received).toHaveLength(1);
     await first.server.close(); // the server stops with the retry still pending
 
-    const second = await startTestServer({ dataDir: first.dataDir, webhookRetryBaseMs: 20 }); // worker on
+    // The same data dir and database, whichever database the tests run on.
+    const second = await startTestServer({ dataDir: first.dataDir, databaseUrl: first.server.config.databaseUrl, webhookRetryBaseMs: 20 }); // worker on
     try {
       await receiver.waitFor(2);
       const ids = receiver.received.map((r) => r.headers['x-testreport-delivery']);
@@ -341,6 +342,7 @@ describe('durability', () => {
       expect(log.data[0]).toMatchObject({ status: 'succeeded', attempts: [{ attempt: 1, statusCode: 500 }, { attempt: 2, statusCode: 200 }] });
     } finally {
       await second.close();
+      await first.close(); // its server is already stopped: this removes its data dir and database
     }
   });
 

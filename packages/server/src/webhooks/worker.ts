@@ -14,9 +14,10 @@ interface WorkerDeps {
 }
 
 /**
- * Polls the outbox for due deliveries. Each is leased (`locked_until`) before it is sent, so two
- * workers, or two servers on one database, never send the same attempt twice; a lease left by a
- * crashed worker expires and the delivery is picked up again. Pending deliveries survive restarts
+ * Polls the outbox for due deliveries. Each is leased (`locked_until`, claimed with SKIP LOCKED on
+ * PostgreSQL) before it is sent, outside the claiming transaction, so two workers, or two servers
+ * on one database, never send the same attempt twice; only the lease holder records the outcome. A
+ * lease left by a crashed worker expires and the delivery is picked up again. Pending deliveries survive restarts
  * because the first pass after start finds them.
  */
 export function createDeliveryWorker({ repo, config, logger, attempt }: WorkerDeps) {
@@ -29,14 +30,8 @@ export function createDeliveryWorker({ repo, config, logger, attempt }: WorkerDe
 
   async function deliverDueOnce(): Promise<number> {
     const now = config.now();
-    const due = await repo.dueDeliveryIds(now.toISOString(), BATCH);
     const lockedUntil = new Date(now.getTime() + leaseMs).toISOString();
-    const claimed: DeliveryRow[] = [];
-    for (const { id } of due) {
-      if (!(await repo.claim(id, now.toISOString(), lockedUntil))) continue;
-      const row = await repo.findDelivery(id);
-      if (row) claimed.push(row);
-    }
+    const claimed = await repo.claimDue(now.toISOString(), lockedUntil, BATCH);
     const queue = [...claimed];
     await Promise.all(
       Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {

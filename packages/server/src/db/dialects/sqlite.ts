@@ -28,14 +28,25 @@ function createPrivate(file: string) {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
+const MAX_BOUND_PARAMS = 32_766;
+
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
-  maxBoundParams: 32_766,
+  maxBoundParams: MAX_BOUND_PARAMS,
   isUniqueViolation: (err) =>
     err instanceof Error &&
     (['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes((err as { code?: string }).code ?? '') || /UNIQUE constraint failed/i.test(err.message)),
-  columnTypes: { bool: 'integer', json: 'text', timestamp: 'text' },
+  columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'real' },
+  // One SQLite file, one server: the process is alone, so exclusive work just runs.
+  sharedByServers: false,
+  exclusive: async (_db, _lock, work) => ({ ran: true, value: await work() }),
+  async insertMany(db, table, rows) {
+    if (rows.length === 0) return;
+    // Half the bound-value limit as margin, and at most 200 rows: longer statements gained nothing.
+    const perStatement = Math.max(1, Math.min(200, Math.floor(MAX_BOUND_PARAMS / 2 / Object.keys(rows[0]).length)));
+    for (let i = 0; i < rows.length; i += perStatement) await db.insertInto(table).values(rows.slice(i, i + perStatement)).execute();
+  },
   open(url) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { MigrationTypes } from '../database.js';
 
 /**
  * The whole first schema in one migration. Portable SQL only (runs on SQLite and PostgreSQL):
  * text ids (UUIDv7, time-ordered), ISO-8601 text timestamps, integer 0/1 booleans, JSON as text.
+ * Floating-point columns take the dialect's 8-byte type (`real` on SQLite, as shipped).
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -88,7 +90,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('project_settings')
     .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
     .addColumn('data_retention_days', 'integer', (c) => c.notNull())
-    .addColumn('flakiness_threshold', 'real', (c) => c.notNull())
+    .addColumn('flakiness_threshold', t.float, (c) => c.notNull())
     .addColumn('auto_quarantine_enabled', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
@@ -138,7 +140,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failed_tests', 'integer')
     .addColumn('skipped_tests', 'integer')
     .addColumn('flaky_tests', 'integer')
-    .addColumn('duration', 'real')
+    .addColumn('duration', t.float)
     .addColumn('finished_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
@@ -175,7 +177,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('is_quarantined', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('quarantined_at', 'text')
     .addColumn('quarantine_source', 'text')
-    .addColumn('flakiness_score', 'real', (c) => c.notNull().defaultTo(0))
+    .addColumn('flakiness_score', t.float, (c) => c.notNull().defaultTo(0))
     .addColumn('total_runs', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('flaky_runs', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_flaky_at', 'text')
@@ -198,7 +200,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('file_path', 'text')
     .addColumn('line_number', 'integer')
     .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('duration', 'real', (c) => c.notNull())
+    .addColumn('duration', t.float, (c) => c.notNull())
     .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('attempt', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('is_flaky', 'integer', (c) => c.notNull().defaultTo(0))
@@ -274,7 +276,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('status_code', 'integer')
     .addColumn('error', 'text')
-    .addColumn('duration_ms', 'real', (c) => c.notNull())
+    .addColumn('duration_ms', t.float, (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempt']).execute();

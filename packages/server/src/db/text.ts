@@ -1,0 +1,11 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * `column` contains `needle`, ignoring case, with `%`, `_` and `\` in the needle taken literally.
+ * PostgreSQL's LIKE is case-sensitive and SQLite's is not (for ASCII); `lower(…) LIKE lower(…)`
+ * with an explicit escape means the same on both, so repositories search through this.
+ */
+export function containsIgnoringCase(column: string, needle: string): RawBuilder<boolean> {
+  const pattern = `%${needle.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { migrateToLatest, migrationSource, openDatabase as openDb } from '../db/database.js';
+import { newId } from '../lib/ids.js';
+
+// Tests that look at the database beside the servers (several servers, one database) open it the
+// way the server does, and take the server's cross-server locks.
+export { openDatabase, type OpenedDatabase } from '../db/database.js';
+export { runExclusive } from '../db/locks.js';
+
+/**
+ * Which database the test servers run on: `TESTREPORT_TEST_DB=postgres` runs every real-server test
+ * on PostgreSQL (a fresh database per server, dropped on close); anything else keeps SQLite in the
+ * server's temp data dir. `TESTREPORT_TEST_PG_URL` names the cluster (default: local trust auth).
+ */
+export const testDbKind = (): 'sqlite' | 'postgres' => (process.env.TESTREPORT_TEST_DB === 'postgres' ? 'postgres' : 'sqlite');
+const clusterUrl = () => process.env.TESTREPORT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  /** `--database-url` of the new database. */
+  url: string;
+  /** Drops the database (servers using it must be closed first; leftovers are cut off). */
+  drop(): Promise<void>;
+}
+
+async function onCluster<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: clusterUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A migrated template database, made once per cluster and migration set (named by a hash of the
+ * migrations' code, so a changed migration gets a new one): copying it is much cheaper than running
+ * every migration for each of the hundreds of servers a test run starts. Made under an advisory
+ * lock and renamed into place when complete, so concurrent test workers never see half of one.
+ */
+let template: Promise<string> | null = null;
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = `testreport_tpl_${createHash('sha256').update(migrationSource()).digest('hex').slice(0, 16)}`;
+    await onCluster(async (c) => {
+      await c.query(`SELECT pg_advisory_lock(hashtext('testreport-test-template'))`);
+      try {
+        const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+        if (rowCount) return;
+        const building = `${name}_building_${process.pid}`;
+        await c.query(`DROP DATABASE IF EXISTS ${building}`);
+        await c.query(`CREATE DATABASE ${building}`);
+        const url = new URL(clusterUrl());
+        url.pathname = `/${building}`;
+        const opened = openDb(url.toString());
+        try {
+          await migrateToLatest(opened.db);
+        } finally {
+          await opened.close();
+        }
+        await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      } finally {
+        await c.query(`SELECT pg_advisory_unlock(hashtext('testreport-test-template'))`);
+      }
+    });
+    return name;
+  })();
+  template.catch(() => {
+    template = null;
+  });
+  return template;
+}
+
+/**
+ * A fresh PostgreSQL database for one test (or for several servers sharing it), already migrated
+ * (a copy of the template; the server's own migration run then finds nothing to do), or with
+ * `empty: true` without any table, for tests of migration itself.
+ */
+export async function createTestPostgresDatabase(opts: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const tpl = opts.empty ? null : await migratedTemplate();
+  const name = `testreport_test_${newId().replace(/-/g, '').slice(-16)}_${process.pid}`;
+  await onCluster((c) => c.query(tpl ? `CREATE DATABASE ${name} TEMPLATE ${tpl}` : `CREATE DATABASE ${name}`));
+  const url = new URL(clusterUrl());
+  url.pathname = `/${name}`;
+  let dropped: Promise<void> | null = null;
+  return {
+    url: url.toString(),
+    drop() {
+      dropped ??= onCluster(async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
+      return dropped;
+    },
+  };
+}
