@@ -2,7 +2,7 @@ import type { RunCreate } from '@testreport/contract';
 import { detectCi, replaySpool, type ReplayResult } from '@testreport/reporter';
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
-import { action } from '../lib/action.js';
+import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';
 import type { Output } from '../lib/output.js';
 import { resolveInputs, type ReportInputs } from '../report/inputs.js';
@@ -217,11 +217,5 @@ Examples:
 Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the upload failed,
 2 bad flags, missing credentials or a malformed report.`,
     )
-    .action(
-      action(async (ctx, path: string, flags: UploadFlags) => {
-        const result = await upload(ctx, { path, flags });
-        if (ctx.out.json) ctx.out.data(result);
-        else printUpload(ctx.out, result);
-      }),
-    );
+    .action(command({ input: ([path], flags: UploadFlags) => ({ path: path!, flags }), run: upload, print: printUpload }));
 }

@@ -29,15 +29,3 @@ export function command<I, R, F = Record<string, never>>(cmd: CliCommand<I, R, F
     else cmd.print(ctx.out, result, input, ctx);
   };
 }
-
-/**
- * The older shape: a command body that prints as it goes. Only `upload` still uses it; it moves to
- * `command()` like the others.
- */
-export function action<A extends unknown[]>(fn: (ctx: Context, ...args: A) => Promise<void> | void) {
-  return async (...received: unknown[]) => {
-    const cmd = received[received.length - 1] as Command;
-    const ctx = Context.from(cmd);
-    await fn(ctx, ...(received.slice(0, -1) as A));
-  };
-}
