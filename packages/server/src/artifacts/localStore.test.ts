@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLocalArtifactStore } from './localStore.js';
-import { artifactStoreContract } from './storeContract.js';
+import { artifactStoreContract } from '../testing/storeContract.js';
 
 artifactStoreContract('local disk', async () => {
   const root = await mkdtemp(join(tmpdir(), 'store-'));

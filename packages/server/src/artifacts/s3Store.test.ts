@@ -8,7 +8,7 @@ import { resolveConfig } from '../config.js';
 import { newId } from '../lib/ids.js';
 import { startSwift, type SwiftS3 } from '../testing/swift.js';
 import { createS3ArtifactStore } from './s3Store.js';
-import { artifactStoreContract, readAll } from './storeContract.js';
+import { artifactStoreContract, readAll } from '../testing/storeContract.js';
 import { parseS3Url, storeFromConfig } from './storeFromConfig.js';
 
 const MB = 1024 * 1024;

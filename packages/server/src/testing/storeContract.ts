@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import { PayloadTooLargeError } from '../lib/errors.js';
-import { jpeg } from '../testing/artifacts.js';
-import { createArtifactInspector } from './inspectStream.js';
-import type { ArtifactStore } from './store.js';
+import { jpeg } from './artifacts.js';
+import { createArtifactInspector } from '../artifacts/inspectStream.js';
+import type { ArtifactStore } from '../artifacts/store.js';
 
 /** A fresh, empty store, and what an implementation could have left behind (temp files, open uploads). */
 export interface StoreUnderTest {
