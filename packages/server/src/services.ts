@@ -1,7 +1,7 @@
 import { createAccountService } from './accounts/service.js';
 import { createSessionRepo } from './accounts/sessionRepo.js';
 import { createSessionService } from './accounts/sessions.js';
-import { createUserRepo } from './accounts/userRepo.js';
+import { createUserService } from './accounts/users.js';
 import { createApiKeyRepo } from './apiKeys/repo.js';
 import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
@@ -15,14 +15,12 @@ import { createIdempotencyRepo } from './idempotency/repo.js';
 import { createIdempotencyService } from './idempotency/service.js';
 import { createMeService } from './me/service.js';
 import { createMemberService } from './members/service.js';
-import { createProjectRepo } from './projects/repo.js';
 import { createProjectService } from './projects/service.js';
 import { createRetentionService } from './retention/service.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
 import { createSuiteService } from './suites/service.js';
-import { createTeamRepo } from './teams/repo.js';
 import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
 import { createTestService } from './results/service.js';
@@ -31,9 +29,10 @@ import { createWebhookService } from './webhooks/service.js';
 /** Builds every service once per app. Routes reach services only through this object. */
 export function createServices(deps: Deps) {
   const { db, config } = deps;
-  const users = createUserRepo(db);
-  const teamRepo = createTeamRepo(db);
-  const projectRepo = createProjectRepo(db);
+  // Built first: other services reach users, teams and projects only through these.
+  const users = createUserService(deps);
+  const projects = createProjectService(deps);
+  const teams = createTeamService(deps, projects);
   const sessions = createSessionService(createSessionRepo(db), config);
   const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
   const retention = createRetentionService(deps);
@@ -43,10 +42,10 @@ export function createServices(deps: Deps) {
     deps,
     sessions,
     apiKeys,
-    accounts: createAccountService(deps),
-    teams: createTeamService(deps),
+    accounts: createAccountService(deps, { teams, projects }),
+    teams,
     members: createMemberService(deps),
-    projects: createProjectService(deps),
+    projects,
     runs: createRunService(deps),
     tests: createTestService(deps),
     runComparison: createRunComparison(deps),
@@ -57,8 +56,8 @@ export function createServices(deps: Deps) {
     artifacts: createArtifactService(deps),
     webhooks,
     retention,
-    me: createMeService({ users, teams: teamRepo, projects: projectRepo }),
-    bootstrap: createBootstrapService({ db, config, users, teams: teamRepo, projects: projectRepo, apiKeys }),
+    me: createMeService({ users, teams, projects }),
+    bootstrap: createBootstrapService({ users, teams, projects, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
     jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),

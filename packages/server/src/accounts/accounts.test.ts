@@ -188,6 +188,16 @@ describe('sign-up, verification, sign-in, onboarding, sign-out', () => {
     }
     expect((await t.api('POST', '/auth/logout', { auth: u, body: {} })).status).toBe(200);
   });
+
+  it('onboards atomically: when the project cannot be written, the team is not kept either', async () => {
+    const u = await t.createUser();
+    const principal = { kind: 'user' as const, userId: u.userId, email: u.email, sessionId: 'test' };
+    // The route's validation would refuse a missing name; past it, the database's NOT NULL does.
+    await expect(t.server.services.accounts.onboarding(principal, { teamName: 'Kept?', projectName: null as unknown as string })).rejects.toThrow();
+    expect((await t.api('GET', '/teams', { auth: u })).body.data).toEqual([]);
+    const retry = await t.api('POST', '/auth/onboarding', { auth: u, body: { teamName: 'Second try', projectName: 'Web' } });
+    expect(retry.status).toBe(201);
+  });
 });
 
 describe('password reset', () => {

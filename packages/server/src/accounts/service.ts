@@ -6,10 +6,11 @@ import { isUniqueViolation } from '../db/errors.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../lib/crypto.js';
 import { ConflictError, EmailNotVerifiedError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { toTeamWithRole } from '../me/service.js';
+import { inTransaction } from '../db/transaction.js';
 import { toProject } from '../projects/present.js';
-import { insertProjectWithSettings } from '../projects/repo.js';
-import { createTeamRepo, insertTeamWithOwner } from '../teams/repo.js';
+import type { ProjectService } from '../projects/service.js';
+import { toTeamWithRole } from '../teams/present.js';
+import type { TeamService } from '../teams/service.js';
 import { createMailOut } from './mailing.js';
 import { accountMails } from './mails.js';
 import { toUser } from './present.js';
@@ -24,12 +25,16 @@ const SIGNUP_MESSAGE = 'Check your inbox: we sent a link to verify your e-mail a
 const FORGOT_MESSAGE = 'If an account exists for that address, a link to reset its password is on its way.';
 const BAD_CREDENTIALS = 'E-mail or password is incorrect';
 
-/** Sign-up, verification, sign-in checks, password reset, onboarding (decisions §4–§5). */
-export function createAccountService(deps: Deps) {
+/**
+ * Sign-up, verification, sign-in checks, password reset, onboarding (decisions §4–§5). Teams and
+ * projects are created through their services' internal methods; this service authorizes.
+ */
+export function createAccountService(deps: Deps, others: { teams: TeamService; projects: ProjectService }) {
   const { db, config } = deps;
   const users = createUserRepo(db);
   const tokens = createEmailTokenRepo(db);
-  const teams = createTeamRepo(db);
+  const teams = others.teams.internal;
+  const projects = others.projects.internal;
   const mail = createMailOut(deps.mailer, deps.logger);
   const link = (page: string, token: string) => `${config.publicUrl}/${page}?token=${encodeURIComponent(token)}`;
 
@@ -169,16 +174,16 @@ export function createAccountService(deps: Deps) {
     /** The first team (caller as owner) and project, once: checked and written in one transaction. */
     async onboarding(principal: Principal, input: { teamName: string; projectName: string }): Promise<ResponseOf<'auth.onboarding'>> {
       if (principal.kind !== 'user') throw new UnauthorizedError();
-      const now = config.now().toISOString();
-      const team = { id: newId(), name: input.teamName, created_at: now, updated_at: now };
-      const project = { id: newId(), team_id: team.id, name: input.projectName, created_at: now, updated_at: now };
-      await db.transaction().execute(async (trx) => {
-        const membership = await trx.selectFrom('team_members').select('id').where('user_id', '=', principal.userId).limit(1).executeTakeFirst();
-        if (membership) throw new ConflictError('Onboarding is already done: you belong to a team. Create more teams with POST /api/v1/teams.');
-        await insertTeamWithOwner(trx, team, { id: newId(), team_id: team.id, user_id: principal.userId, role: 'owner', joined_at: now });
-        await insertProjectWithSettings(trx, project);
+      const userId = principal.userId;
+      // One transaction (the services' repos join it): the check and both writes, or nothing.
+      const { team, project } = await inTransaction(db, async () => {
+        if ((await teams.listForUser(userId)).length > 0) {
+          throw new ConflictError('Onboarding is already done: you belong to a team. Create more teams with POST /api/v1/teams.');
+        }
+        const team = await teams.createWithOwner(userId, input.teamName);
+        return { team, project: await projects.createWithSettings(team.id, input.projectName) };
       });
-      return { team: { id: team.id, name: team.name, createdAt: now }, project: toProject(project) };
+      return { team: { id: team.id, name: team.name, createdAt: team.created_at }, project: toProject(project) };
     },
   };
 }

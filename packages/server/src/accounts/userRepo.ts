@@ -9,6 +9,9 @@ export function createUserRepo(db: Db) {
     findByEmail(email: string) {
       return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
     },
+    async any(): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
     findById(id: string) {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },

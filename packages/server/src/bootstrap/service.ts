@@ -1,11 +1,7 @@
+import type { UserService } from '../accounts/users.js';
 import type { ApiKeyService } from '../apiKeys/service.js';
-import type { UserRepo } from '../accounts/userRepo.js';
-import type { ServerConfig } from '../config.js';
-import type { Db } from '../db/database.js';
-import { hashPassword } from '../lib/crypto.js';
-import { newId } from '../lib/ids.js';
-import type { ProjectRepo } from '../projects/repo.js';
-import type { TeamRepo } from '../teams/repo.js';
+import type { ProjectService } from '../projects/service.js';
+import type { TeamService } from '../teams/service.js';
 
 export interface InitResult {
   userId: string;
@@ -21,45 +17,36 @@ export interface InitResult {
  * so a self-hoster can report within a minute (decisions §2). Idempotent on e-mail, team and
  * project names; a new API key is minted on every call because only its hash is ever stored.
  */
-export function createBootstrapService(deps: { db: Db; config: ServerConfig; users: UserRepo; teams: TeamRepo; projects: ProjectRepo; apiKeys: ApiKeyService }) {
-  const { config, users, teams, projects, apiKeys } = deps;
+export function createBootstrapService(deps: { users: UserService; teams: TeamService; projects: ProjectService; apiKeys: ApiKeyService }) {
+  const { users, apiKeys } = deps;
+  const teams = deps.teams.internal;
+  const projects = deps.projects.internal;
   return {
-    async isEmpty(): Promise<boolean> {
-      const row = await deps.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-      return !row;
-    },
+    isEmpty: () => users.isEmpty(),
 
     async init(input: { email: string; password: string; team?: string; project?: string; keyName?: string }): Promise<InitResult> {
       const email = input.email.trim().toLowerCase();
       const teamName = input.team ?? 'My Team';
       const projectName = input.project ?? 'My Project';
-      const now = config.now().toISOString();
       const created = { user: false, team: false, project: false };
 
       let user = await users.findByEmail(email);
       if (!user) {
-        user = {
-          id: newId(), email, name: email.split('@')[0], password_hash: await hashPassword(input.password),
-          email_verified_at: now, avatar_url: null, created_at: now, updated_at: now,
-        };
-        await users.insert(user);
+        user = await users.createVerified(email, input.password);
         created.user = true;
       } else if (!user.email_verified_at) {
-        await users.update(user.id, { email_verified_at: now, updated_at: now });
+        await users.markVerified(user.id);
       }
 
-      let team = (await teams.listForUser(user.id)).find((t) => t.name === teamName && t.role === 'owner');
+      let team: { id: string } | undefined = (await teams.listForUser(user.id)).find((t) => t.name === teamName && t.role === 'owner');
       if (!team) {
-        const t = { id: newId(), name: teamName, created_at: now, updated_at: now };
-        await teams.insert(t, { id: newId(), team_id: t.id, user_id: user.id, role: 'owner', joined_at: now });
-        team = { ...t, role: 'owner' };
+        team = await teams.createWithOwner(user.id, teamName);
         created.team = true;
       }
 
       let project = (await projects.listByTeam(team.id)).find((p) => p.name === projectName);
       if (!project) {
-        project = { id: newId(), team_id: team.id, name: projectName, created_at: now, updated_at: now };
-        await projects.insert(project);
+        project = await projects.createWithSettings(team.id, projectName);
         created.project = true;
       }
 

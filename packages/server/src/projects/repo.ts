@@ -2,8 +2,8 @@ import { SETTINGS_DEFAULTS } from '@testreport/contract';
 import type { Db } from '../db/database.js';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 
-/** A project always comes with its settings row; for a caller that already holds a transaction. */
-export async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
+/** A project always comes with its settings row. */
+async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
   await trx.insertInto('projects').values(project).execute();
   await trx
     .insertInto('project_settings')

@@ -26,7 +26,34 @@ export function createProjectService(deps: Deps) {
     return row;
   }
 
+  /**
+   * Internal, for other services (onboarding, bootstrap, team deletion, GET /me): no principal and
+   * no authorization check, which stays with the calling service. Inside `inTransaction` these join
+   * the caller's transaction.
+   */
+  const internal = {
+    /** A new project of `teamId`, written with its default settings row. */
+    async createWithSettings(teamId: string, name: string) {
+      const now = config.now().toISOString();
+      const row = { id: newId(), team_id: teamId, name, created_at: now, updated_at: now };
+      await projects.insert(row);
+      return row;
+    },
+    findById(id: string) {
+      return projects.findById(id);
+    },
+    /** Newest first. */
+    listByTeam(teamId: string) {
+      return projects.listByTeam(teamId);
+    },
+    async listIdsByTeam(teamId: string): Promise<string[]> {
+      return (await projects.listIdsByTeam(teamId)).map((p) => p.id);
+    },
+  };
+
   return {
+    internal,
+
     /** A team's projects; an API key sees only its own project, and only when asking for its own team. */
     async list(principal: Principal, teamId: string): Promise<Project[]> {
       if (principal.kind === 'apiKey') {
@@ -41,10 +68,7 @@ export function createProjectService(deps: Deps) {
 
     async create(principal: Principal, input: { teamId: string; name: string }): Promise<Project> {
       await authz.team(principal, input.teamId, 'projects.create', 'param');
-      const now = config.now().toISOString();
-      const row = { id: newId(), team_id: input.teamId, name: input.name, created_at: now, updated_at: now };
-      await projects.insert(row);
-      return toProject(row);
+      return toProject(await internal.createWithSettings(input.teamId, input.name));
     },
 
     async get(principal: Principal, id: string): Promise<Project> {

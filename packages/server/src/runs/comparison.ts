@@ -3,6 +3,9 @@ import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { createInsightsRepo, type CaseOutcome } from './insightsRepo.js';
 
+/** A case's result as the comparison shows it; the dashboard takes the type from here, not the repo. */
+export type { CaseOutcome };
+
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 /**

@@ -2,8 +2,8 @@ import type { TeamRole } from '@testreport/contract';
 import type { Db } from '../db/database.js';
 import type { TeamMembersTable, TeamsTable } from '../db/schema.js';
 
-/** The team and its first owner, for a caller that already holds a transaction. */
-export async function insertTeamWithOwner(trx: Db, team: TeamsTable, owner: TeamMembersTable) {
+/** The team and its first owner, written together. */
+async function insertTeamWithOwner(trx: Db, team: TeamsTable, owner: TeamMembersTable) {
   await trx.insertInto('teams').values(team).execute();
   await trx.insertInto('team_members').values(owner).execute();
 }

@@ -1,6 +1,5 @@
 import type { Run } from '@testreport/contract';
-import type { ErrorGroup, RunComparison } from '../../runs/comparison.js';
-import type { CaseOutcome } from '../../runs/insightsRepo.js';
+import type { CaseOutcome, ErrorGroup, RunComparison } from '../../runs/comparison.js';
 import type { RunOverviewService } from '../../runs/overview.js';
 import { Pager } from '../components/pager.js';
 import { StatusBadge } from '../components/status.js';

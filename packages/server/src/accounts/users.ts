@@ -1,0 +1,35 @@
+import type { ServerConfig } from '../config.js';
+import type { Db } from '../db/database.js';
+import { hashPassword } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { createUserRepo } from './userRepo.js';
+
+/**
+ * The accounts resource's user records, for other services (GET /me, bootstrap). Internal: no
+ * principal and no authorization check, which stays with the calling service.
+ */
+export function createUserService(deps: { db: Db; config: ServerConfig }) {
+  const users = createUserRepo(deps.db);
+  return {
+    findById: (id: string) => users.findById(id),
+    findByEmail: (email: string) => users.findByEmail(email),
+    async isEmpty(): Promise<boolean> {
+      return !(await users.any());
+    },
+    /** An account whose e-mail address counts as verified (created by the operator, not signed up). */
+    async createVerified(email: string, password: string) {
+      const now = deps.config.now().toISOString();
+      const row = {
+        id: newId(), email, name: email.split('@')[0], password_hash: await hashPassword(password),
+        email_verified_at: now, avatar_url: null, created_at: now, updated_at: now,
+      };
+      await users.insert(row);
+      return row;
+    },
+    async markVerified(id: string) {
+      const now = deps.config.now().toISOString();
+      await users.update(id, { email_verified_at: now, updated_at: now });
+    },
+  };
+}
+export type UserService = ReturnType<typeof createUserService>;
