@@ -204,7 +204,9 @@ export function createWebhookService(deps: Deps) {
       const row = await reachable(principal, id);
       const delivery = deliveryRow(row, 'ping', { webhookId: row.id });
       await repo.insertDeliveries([delivery]);
-      worker.kick();
+      // Woken after the request's transaction commits: a pass started inside it would open a second
+      // transaction on SQLite's one connection and fail.
+      afterCommit(() => worker.kick());
       return (await toDeliveries([delivery]))[0];
     },
   };
