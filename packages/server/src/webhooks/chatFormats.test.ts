@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { startReceiver, type Receiver } from '../testing/receiver.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
@@ -16,18 +16,20 @@ const longError = `Error: expect(locator).toHaveText(expected) failed ${'x'.repe
 const longBranch = `feature/${'very-long-branch-name-'.repeat(10)}`;
 
 let t: TestServer;
-let receiver: Receiver | undefined;
+let receiver: Receiver;
+/** One receiver for the file; each test reads what arrived after `mark()` and removes its webhooks. */
 beforeAll(async () => {
-  t = await startTestServer({ backgroundJobs: false, webhookTimeoutMs: 2_000 });
+  [t, receiver] = await Promise.all([startTestServer({ backgroundJobs: false, webhookTimeoutMs: 2_000 }), startReceiver()]);
 });
-afterAll(async () => {
-  await t?.close();
-});
-afterEach(async () => {
-  await receiver?.close();
-  receiver = undefined;
-  await t.server.services.deps.db.deleteFrom('webhooks').execute();
-});
+afterAll(async () => Promise.all([receiver?.close(), t?.close()]));
+
+let seen = 0;
+const mark = () => void (seen = receiver.received.length);
+const arrived = async (n: number) => {
+  await receiver.waitFor(seen + n);
+  return receiver.received.slice(seen);
+};
+const dropHooks = () => t.server.services.deps.db.deleteFrom('webhooks').execute();
 
 const deliver = () => t.server.services.webhooks.deliverDueOnce();
 
@@ -84,15 +86,15 @@ function expectSlackShape(body: { text?: unknown; blocks?: Block[] }) {
 
 describe('Slack webhooks', () => {
   it('posts a Block Kit message within Slack limits for a run with many long failures', async () => {
-    receiver = await startReceiver();
+    mark();
     const hook = await createHook({ url: receiver.url, format: 'slack', secret: SECRET });
     expect(hook.format).toBe('slack');
     const runId = await failingRun();
     await deliver();
-    await receiver.waitFor(2);
+    const got = await arrived(2);
 
-    expect(receiver.received.map((r) => r.headers['x-testreport-event']).sort()).toEqual(['run.completed', 'run.failed']);
-    for (const r of receiver.received) {
+    expect(got.map((r) => r.headers['x-testreport-event']).sort()).toEqual(['run.completed', 'run.failed']);
+    for (const r of got) {
       expect(r.headers['content-type']).toBe('application/json');
       // Our signature still comes along: harmless to Slack, useful to a relay that checks it.
       expect(r.headers['x-testreport-signature']).toBe(createHmac('sha256', SECRET).update(r.body).digest('hex'));
@@ -114,30 +116,32 @@ describe('Slack webhooks', () => {
     }
     const log = (await t.api('GET', `/webhooks/${hook.id}/deliveries`, { auth: t.apiKey })).body;
     expect(log.data.map((d: { status: string }) => d.status)).toEqual(['succeeded', 'succeeded']);
+    await dropHooks();
   });
 
   it('pings with a plain Slack message', async () => {
-    receiver = await startReceiver();
+    mark();
     const hook = await createHook({ url: receiver.url, format: 'slack' });
     expect((await t.api('POST', `/webhooks/${hook.id}/test`, { auth: t.apiKey })).status).toBe(201);
     await deliver();
-    await receiver.waitFor(1);
-    const body = JSON.parse(receiver.received[0].body);
+    const [ping] = await arrived(1);
+    const body = JSON.parse(ping.body);
     expectSlackShape(body);
     expect(body.text).toBe('testreport: this webhook is connected.');
-    expect(receiver.received[0].headers['x-testreport-signature']).toBeUndefined(); // no secret, no signature
+    expect(ping.headers['x-testreport-signature']).toBeUndefined(); // no secret, no signature
+    await dropHooks();
   });
 });
 
 describe('Teams webhooks', () => {
   it('posts a message with one Adaptive Card attachment linking to the run', async () => {
-    receiver = await startReceiver();
+    mark();
     const hook = await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
     const runId = await failingRun();
     await deliver();
-    await receiver.waitFor(1);
-    expect(receiver.received).toHaveLength(1);
-    const body = JSON.parse(receiver.received[0].body);
+    const got = await arrived(1);
+    expect(got).toHaveLength(1);
+    const body = JSON.parse(got[0].body);
     expect(body.type).toBe('message');
     expect(body.attachments).toHaveLength(1);
     const [att] = body.attachments;
@@ -157,8 +161,9 @@ describe('Teams webhooks', () => {
     expect(text).not.toContain('checkout > fails 10');
     expect(text).toContain(`…and ${FAILURES - 10} more failures`);
     // Teams rejects large messages (about 28 KB); long errors are cut to their first line.
-    expect(Buffer.byteLength(receiver.received[0].body)).toBeLessThan(28_000);
+    expect(Buffer.byteLength(got[0].body)).toBeLessThan(28_000);
     expect((await t.api('GET', `/webhooks/${hook.id}/deliveries`, { auth: t.apiKey })).body.data[0].status).toBe('succeeded');
+    await dropHooks();
   });
 });
 
@@ -175,5 +180,6 @@ describe('webhook format', () => {
     expect(JSON.stringify(bad.body)).toContain('format');
     const count = await t.server.services.deps.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1); // nothing written for the bad request
+    await dropHooks();
   });
 });
