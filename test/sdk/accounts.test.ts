@@ -143,11 +143,11 @@ describe('webhooks', () => {
   it('create, get, list, update, test (ping), deliveries, iterateDeliveries, delete', async () => {
     const sdk = clientFor(t, t.apiKey);
     const hook = await sdk.webhooks.create({ projectId: t.projectId, url: 'https://hooks.example.test/testreport', events: ['run.completed'], secret: 's3cret', headers: { 'X-Team': 'qa' } });
-    expect(hook).toMatchObject({ projectId: t.projectId, events: ['run.completed'], hasSecret: true, isActive: true, headers: { 'X-Team': 'qa' } });
+    expect(hook).toMatchObject({ projectId: t.projectId, events: ['run.completed'], format: 'generic', hasSecret: true, isActive: true, headers: { 'X-Team': 'qa' } });
     expect((await sdk.webhooks.get(hook.id)).url).toBe('https://hooks.example.test/testreport');
     expect((await sdk.webhooks.list({ projectId: t.projectId })).data.map((w) => w.id)).toContain(hook.id);
-    expect(await sdk.webhooks.update(hook.id, { events: ['run.completed', 'run.failed'], isActive: false, secret: null })).toMatchObject({
-      events: ['run.completed', 'run.failed'], isActive: false, hasSecret: false,
+    expect(await sdk.webhooks.update(hook.id, { events: ['run.completed', 'run.failed'], format: 'slack', isActive: false, secret: null })).toMatchObject({
+      events: ['run.completed', 'run.failed'], format: 'slack', isActive: false, hasSecret: false,
     });
     const ping = await sdk.webhooks.test(hook.id);
     expect(ping).toMatchObject({ webhookId: hook.id, event: 'ping' });

@@ -3,6 +3,10 @@ import { id, successResponse, timestamp } from './common.js';
 
 export const WEBHOOK_EVENTS = ['run.completed', 'run.failed'] as const;
 export const webhookEvent = z.enum(WEBHOOK_EVENTS);
+/** What a delivery's body looks like: our signed JSON, a Slack Block Kit message or a Teams Adaptive Card. */
+export const WEBHOOK_FORMATS = ['generic', 'slack', 'teams'] as const;
+export const webhookFormat = z.enum(WEBHOOK_FORMATS);
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** Headers a user may not override: they would corrupt the request framing or its routing. */
@@ -27,6 +31,7 @@ export const webhookHeaders = z
 const webhookWritable = {
   url: z.url().max(2_000),
   events: z.array(webhookEvent).min(1).max(WEBHOOK_EVENTS.length),
+  format: webhookFormat,
   headers: webhookHeaders,
   secret: z.string().min(1).max(500),
   isActive: z.boolean(),
@@ -37,6 +42,8 @@ export const webhookCreate = z.object({
   projectId: id,
   url: webhookWritable.url,
   events: webhookWritable.events,
+  /** Default `generic`. */
+  format: webhookWritable.format.optional(),
   headers: webhookWritable.headers.optional(),
   secret: webhookWritable.secret.optional(),
   isActive: webhookWritable.isActive.optional(),
@@ -46,6 +53,7 @@ export type WebhookCreate = z.input<typeof webhookCreate>;
 export const webhookUpdate = z.object({
   url: webhookWritable.url.optional(),
   events: webhookWritable.events.optional(),
+  format: webhookWritable.format.optional(),
   headers: webhookWritable.headers.optional(),
   /** null removes the secret. */
   secret: webhookWritable.secret.nullable().optional(),
@@ -59,6 +67,7 @@ export const webhook = z.object({
   projectId: id,
   url: z.string(),
   events: z.array(webhookEvent),
+  format: webhookFormat,
   headers: z.record(z.string(), z.string()),
   hasSecret: z.boolean(),
   isActive: z.boolean(),

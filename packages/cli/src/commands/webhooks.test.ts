@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, startTestServer, type Receiver, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
 import { keyContext } from '../lib/testContext.js';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, updateWebhook } from './webhooks.js';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, updateWebhook, webhookFormat } from './webhooks.js';
 
 let srv: TestServer;
 let receiver: Receiver;
@@ -43,6 +43,21 @@ describe('webhooks', () => {
     expect((await listWebhooks(ctx)).data).toHaveLength(1);
     expect(await deleteWebhook(keyContext(srv, { yes: true }), { webhookId: created.id })).toMatchObject({ success: true });
     expect((await listWebhooks(ctx)).data).toHaveLength(0);
+  });
+
+  it('--format slack creates a Slack webhook whose ping is a Block Kit message; an unknown format is a usage error', async () => {
+    const ctx = keyContext(srv);
+    expect(() => webhookFormat('discord')).toThrow(UsageError);
+    expect(() => webhookFormat('discord')).toThrow(/--format: unknown format "discord" \(use generic, slack, teams\)/);
+    const created = await createWebhook(ctx, { url: receiver.url, events: ['run.failed'], format: webhookFormat('Slack') });
+    expect(created.format).toBe('slack');
+    const before = receiver.received.length;
+    await testWebhook(ctx, { webhookId: created.id });
+    await receiver.waitFor(before + 1);
+    const body = JSON.parse(receiver.received[before].body);
+    expect(body).toEqual({ text: 'testreport: this webhook is connected.', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'testreport: this webhook is connected.' } }] });
+    expect((await updateWebhook(ctx, { webhookId: created.id, changes: { format: webhookFormat('teams') } })).format).toBe('teams');
+    await deleteWebhook(keyContext(srv, { yes: true }), { webhookId: created.id });
   });
 
   it('an update with nothing to change is a usage error', async () => {

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS, type BodyOf, type QueryOf, type ResponseOf, type WebhookEvent } from '@testreport/contract';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type BodyOf, type QueryOf, type ResponseOf, type WebhookEvent, type WebhookFormat } from '@testreport/contract';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';
@@ -26,6 +26,14 @@ function headers(list: string[] | undefined): Record<string, string> | undefined
     out[name] = h.slice((i > 0 ? i : h.indexOf(':')) + 1).trim();
   }
   return out;
+}
+
+/** `--format`: checked here so a typo is a usage error before anything is sent. */
+export function webhookFormat(value: string | undefined): WebhookFormat | undefined {
+  if (value === undefined) return undefined;
+  const f = value.trim().toLowerCase();
+  if (!(WEBHOOK_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--format: unknown format "${value}" (use ${WEBHOOK_FORMATS.join(', ')})`);
+  return f as WebhookFormat;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -79,6 +87,7 @@ function printWebhookList(out: Output, res: ResponseOf<'webhooks.list'>): void {
     { header: 'ID', value: (w) => w.id },
     { header: 'URL', value: (w) => w.url, max: 60 },
     { header: 'EVENTS', value: (w) => w.events },
+    { header: 'FORMAT', value: (w) => w.format },
     { header: 'ACTIVE', value: (w) => w.isActive },
     { header: 'SIGNED', value: (w) => w.hasSecret },
     { header: 'HEADERS', value: (w) => Object.keys(w.headers ?? {}) },
@@ -103,6 +112,7 @@ function printDeliveries(out: Output, res: ResponseOf<'webhooks.deliveries'>): v
 interface WebhookFlags {
   webhookUrl?: string;
   events?: string;
+  format?: string;
   header?: string[];
   secret?: string;
   removeSecret?: boolean;
@@ -114,6 +124,7 @@ function changesFrom(flags: WebhookFlags): BodyOf<'webhooks.update'> {
   return {
     ...(flags.webhookUrl ? { url: flags.webhookUrl } : {}),
     ...(flags.events ? { events: events(flags.events) } : {}),
+    ...(flags.format ? { format: webhookFormat(flags.format) } : {}),
     ...(flags.header ? { headers: headers(flags.header) } : {}),
     ...(flags.secret ? { secret: flags.secret } : flags.removeSecret ? { secret: null } : {}),
     ...(flags.active !== undefined ? { isActive: boolFlag('--active', flags.active) } : {}),
@@ -124,6 +135,7 @@ export function registerWebhooks(program: Command): void {
   const webhooks = program.command('webhooks').summary('webhooks sent when a run finishes').addHelpText('after', `
 Examples:
   $ reporter webhooks create https://hooks.example.com/testreport --events run.failed --secret "$SECRET"
+  $ reporter webhooks create "$SLACK_WEBHOOK_URL" --format slack --events run.failed
   $ reporter webhooks create https://ci.example.com/hook --events run.completed,run.failed --header "Authorization=Bearer …"
   $ reporter webhooks update 0193b7c5-… --active off
   $ reporter webhooks test 0193b7c5-…          # sends a ping delivery now
@@ -136,6 +148,7 @@ Examples:
     .description('create a webhook (https, publicly reachable)')
     .argument('<url>', 'where deliveries are POSTed')
     .option('--events <list>', `comma-separated: ${WEBHOOK_EVENTS.join(', ')}`, WEBHOOK_EVENTS.join(','))
+    .option('--format <format>', `body of each delivery: ${WEBHOOK_FORMATS.join(', ')} (generic = signed testreport JSON)`, 'generic')
     .option('--header <name=value>', 'header sent on every delivery (repeatable)', collect)
     .option('--secret <secret>', 'signs each delivery (X-Testreport-Signature: hex HMAC-SHA256 of the body)')
     .option('--active <on|off>', 'created active unless off', 'on')
@@ -144,12 +157,13 @@ Examples:
         input: ([url], flags: WebhookFlags) => ({
           url,
           events: events(flags.events)!,
+          format: webhookFormat(flags.format) ?? 'generic',
           ...(flags.header ? { headers: headers(flags.header) } : {}),
           ...(flags.secret ? { secret: flags.secret } : {}),
           isActive: boolFlag('--active', flags.active) ?? true,
         }),
         run: createWebhook,
-        print: (out, res) => out.success(`Webhook ${res.id} created: ${res.url} (${res.events.join(', ')})`),
+        print: (out, res) => out.success(`Webhook ${res.id} created: ${res.url} (${res.format}; ${res.events.join(', ')})`),
       }),
     );
 
@@ -159,6 +173,7 @@ Examples:
     .argument('<webhookId>')
     .option('--webhook-url <url>', 'new delivery URL (--url is the server address)')
     .option('--events <list>', `comma-separated: ${WEBHOOK_EVENTS.join(', ')}`)
+    .option('--format <format>', `body of each delivery: ${WEBHOOK_FORMATS.join(', ')} (generic = signed testreport JSON)`)
     .option('--header <name=value>', 'replaces all headers (repeatable)', collect)
     .option('--secret <secret>', 'new signing secret')
     .option('--remove-secret', 'stop signing deliveries')

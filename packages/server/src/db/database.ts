@@ -4,6 +4,7 @@ import * as m002 from './migrations/002_results.js';
 import * as m003 from './migrations/003_idempotency_secrets.js';
 import * as m004 from './migrations/004_dashboard.js';
 import * as m005 from './migrations/005_rate_limits.js';
+import * as m006 from './migrations/006_webhook_format.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -24,6 +25,7 @@ const migrations: Record<string, DialectMigration> = {
   '003_idempotency_secrets': m003,
   '004_dashboard': m004,
   '005_rate_limits': m005,
+  '006_webhook_format': m006,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(private readonly types: MigrationTypes) {}

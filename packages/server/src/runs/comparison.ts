@@ -118,6 +118,14 @@ export function createRunComparison(deps: Deps) {
       return groupFailures(await repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), FAILING)));
     },
 
+    /**
+     * The run's failing tests (newest attempt of each), in suite order, for system callers that
+     * already hold the run (a webhook's chat message): no principal, so never behind a route.
+     */
+    async failuresOf(runId: string): Promise<CaseOutcome[]> {
+      return repo.outcomesOf(idsWith(await repo.newestPerCase(runId), FAILING));
+    },
+
     /** Tests that were flaky in this run (passed after a retry). */
     async flaky(principal: Principal, runId: string): Promise<CaseOutcome[]> {
       const run = await readableRun(principal, runId);

@@ -85,6 +85,30 @@ describe('settings pages', () => {
     expect((await t.api('GET', `/webhooks?projectId=${t.projectId}`, { auth: t.owner })).body.data).toHaveLength(0);
   });
 
+  it('chooses a webhook\'s message format in the form: Slack on create, Teams on edit, an unknown one refused', async () => {
+    const form = await page(`${base}/webhooks`, { cookie: t.owner.cookie });
+    expect(form.html).toContain('<select name="format">');
+    expect(form.html).toContain('<option value="slack">Slack incoming webhook</option>');
+    const created = await page(`${base}/webhooks`, { cookie: t.owner.cookie, form: { url: 'http://127.0.0.1:9/slack', events: ['run.failed'], format: 'slack', isActive: 'true' } });
+    expect(created.location).toBe(`${base}/webhooks?done=created`);
+    const [hook] = (await t.api('GET', `/webhooks?projectId=${t.projectId}`, { auth: t.owner })).body.data;
+    expect(hook).toMatchObject({ url: 'http://127.0.0.1:9/slack', format: 'slack' });
+    const list = await page(`${base}/webhooks`, { cookie: t.owner.cookie });
+    expect(list.html).toContain('<td>slack</td>');
+
+    const edit = await page(`${base}/webhooks/${hook.id}`, { cookie: t.owner.cookie });
+    expect(edit.html).toContain('<option value="slack" selected="">Slack incoming webhook</option>');
+    await page(`${base}/webhooks/${hook.id}`, { cookie: t.owner.cookie, form: { url: hook.url, events: ['run.failed'], format: 'teams', isActive: 'true' } });
+    expect((await t.api('GET', `/webhooks/${hook.id}`, { auth: t.owner })).body.format).toBe('teams');
+
+    const bad = await page(`${base}/webhooks`, { cookie: t.owner.cookie, form: { url: 'http://127.0.0.1:9/x', events: ['run.failed'], format: 'discord' } });
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('role="alert"');
+    expect(bad.html).toContain('format');
+    expect((await t.api('GET', `/webhooks?projectId=${t.projectId}`, { auth: t.owner })).body.data).toHaveLength(1);
+    await page(`${base}/webhooks/${hook.id}/delete`, { cookie: t.owner.cookie, form: {} });
+  });
+
   it('lists members and invites one; a viewer sees the list without the forms', async () => {
     const invited = await page(`${base}/members/invite`, { cookie: t.owner.cookie, form: { email: 'new.person@example.test', role: 'member' } });
     expect(invited.location).toBe(`${base}/members?done=invited`);

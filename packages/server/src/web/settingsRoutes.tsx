@@ -104,6 +104,8 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
   const hookInput = (f: Record<string, string>, events: string[]) => ({
     url: f.url ?? '',
     events,
+    // An absent field keeps what the webhook has; a bad value is the contract's 400 on `format`.
+    ...(f.format ? { format: f.format } : {}),
     isActive: f.isActive === 'true',
     ...(f.secret ? { secret: f.secret } : {}),
   });

@@ -1,4 +1,4 @@
-import type { Run, Webhook, WebhookCreate, WebhookDelivery, WebhookEvent, WebhookPayload, WebhookUpdate } from '@testreport/contract';
+import type { Run, Webhook, WebhookFormat, WebhookCreate, WebhookDelivery, WebhookEvent, WebhookPayload, WebhookUpdate } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/schema.js';
@@ -12,12 +12,15 @@ import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { sendDelivery } from './send.js';
 import { checkWebhookUrlShape, resolvePublic, UnsafeWebhookTarget } from './ssrf.js';
 import { createDeliveryWorker } from './worker.js';
+import { deliveryBody, MAX_LISTED_FAILURES, type FailureLine } from './messages.js';
+import { createRunComparison } from '../runs/comparison.js';
 
 const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
   projectId: r.project_id,
   url: r.url,
   events: fromJson<WebhookEvent[]>(r.events, []),
+  format: r.format as WebhookFormat,
   headers: fromJson<Record<string, string>>(r.headers, {}),
   hasSecret: r.secret !== null,
   isActive: bool(r.is_active),
@@ -38,6 +41,7 @@ const SAVE_LOOKUP_TIMEOUT_MS = 3000;
 export function createWebhookService(deps: Deps) {
   const { config, authz, logger } = deps;
   const repo = createWebhookRepo(deps.db);
+  const comparison = createRunComparison(deps);
   const nowIso = () => config.now().toISOString();
 
   /** The SSRF guard at save time (400 on `url`); delivery checks again on the connected address. */
@@ -65,12 +69,13 @@ export function createWebhookService(deps: Deps) {
     return row;
   }
 
-  function deliveryRow(webhook: WebhookRow, event: WebhookPayload['event'], data: WebhookPayload['data']): DeliveryRow {
+  /** The stored `payload` is the exact body sent, in the webhook's format, so every retry sends the same bytes. */
+  function deliveryRow(webhook: WebhookRow, event: WebhookPayload['event'], data: WebhookPayload['data'], failures: FailureLine[] = []): DeliveryRow {
     const id = newId();
     const now = nowIso();
     const payload: WebhookPayload = { id, event, createdAt: now, data };
     return {
-      id, webhook_id: webhook.id, project_id: webhook.project_id, event, payload: JSON.stringify(payload), status: 'pending',
+      id, webhook_id: webhook.id, project_id: webhook.project_id, event, payload: deliveryBody(webhook.format as WebhookFormat, payload, failures), status: 'pending',
       attempt_count: 0, next_attempt_at: now, locked_until: null, created_at: now, updated_at: now,
     };
   }
@@ -123,10 +128,15 @@ export function createWebhookService(deps: Deps) {
   deps.events.on('run.finished', async ({ run }) => {
     const hooks = await repo.activeByProject(run.projectId);
     const rows: DeliveryRow[] = [];
+    // Chat messages list the first failures; read them once, and only when a chat webhook will show them.
+    const chat = hooks.some((h) => h.format !== 'generic');
+    const failures: FailureLine[] = chat && (run.failedTests ?? 0) > 0
+      ? (await comparison.failuresOf(run.id)).slice(0, MAX_LISTED_FAILURES).map((f) => ({ title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.errorMessage }))
+      : [];
     for (const hook of hooks) {
       const events = fromJson<WebhookEvent[]>(hook.events, []);
-      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run, config.publicUrl) }));
-      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run, config.publicUrl) }));
+      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run, config.publicUrl) }, failures));
+      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run, config.publicUrl) }, failures));
     }
     // The outbox rows commit with the finished run (the emitter's transaction) before anything is
     // sent: a crash loses neither, and the worker is woken only once they are visible.
@@ -153,7 +163,7 @@ export function createWebhookService(deps: Deps) {
       await checkUrl(input.url);
       const now = nowIso();
       const row: WebhookRow = {
-        id: newId(), project_id: input.projectId, url: input.url, events: JSON.stringify([...new Set(input.events)]),
+        id: newId(), project_id: input.projectId, url: input.url, events: JSON.stringify([...new Set(input.events)]), format: input.format ?? 'generic',
         headers: JSON.stringify(input.headers ?? {}), secret: input.secret ?? null,
         // Both spellings of the spec are accepted; isActive wins when both are sent.
         is_active: int(input.isActive ?? input.active ?? true), created_at: now, updated_at: now,
@@ -168,6 +178,7 @@ export function createWebhookService(deps: Deps) {
       const patch: Updateable<WebhooksTable> = { updated_at: nowIso() };
       if (input.url !== undefined) patch.url = input.url;
       if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
+      if (input.format !== undefined) patch.format = input.format;
       if (input.headers !== undefined) patch.headers = JSON.stringify(input.headers);
       if (input.secret !== undefined) patch.secret = input.secret;
       const active = input.isActive ?? input.active;
@@ -193,7 +204,9 @@ export function createWebhookService(deps: Deps) {
       const row = await reachable(principal, id);
       const delivery = deliveryRow(row, 'ping', { webhookId: row.id });
       await repo.insertDeliveries([delivery]);
-      worker.kick();
+      // Woken after the request's transaction commits: a pass started inside it would open a second
+      // transaction on SQLite's one connection and fail.
+      afterCommit(() => worker.kick());
       return (await toDeliveries([delivery]))[0];
     },
   };

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery } from '@testreport/contract';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type Webhook, type WebhookFormat, type WebhookDelivery } from '@testreport/contract';
 import { Pager } from '../components/pager.js';
 import { SettingsLayout } from '../components/settingsTabs.js';
 import { when } from '../format.js';
@@ -7,12 +7,26 @@ import { DataTable } from '../components/table.js';
 
 type Flash = { notice?: string; error?: string };
 
+const FORMAT_LABELS: Record<WebhookFormat, string> = {
+  generic: 'Generic JSON (signed testreport payload)',
+  slack: 'Slack incoming webhook',
+  teams: 'Microsoft Teams incoming webhook',
+};
+
 function WebhookForm({ action, hook, submit }: { action: string; hook?: Webhook; submit: string }) {
   return (
     <form class="stack" method="post" action={action}>
       <label>
         Receiver URL
         <input type="url" name="url" required value={hook?.url ?? ''} placeholder="https://ci.example.com/hooks/testreport" />
+      </label>
+      <label>
+        Message format
+        <select name="format">
+          {WEBHOOK_FORMATS.map((f) => (
+            <option value={f} selected={(hook?.format ?? 'generic') === f}>{FORMAT_LABELS[f]}</option>
+          ))}
+        </select>
       </label>
       <fieldset>
         <legend>Events</legend>
@@ -48,13 +62,14 @@ export function WebhooksPage({ nav, hooks, flash }: { nav: NavData; hooks: Webho
         <DataTable
           head={
             <>
-              <th>URL</th><th>Events</th><th>Status</th><th></th>
+              <th>URL</th><th>Format</th><th>Events</th><th>Status</th><th></th>
             </>
           }
         >
           {hooks.map((h) => (
             <tr>
               <td class="mono"><a href={`${base}/${h.id}`}>{h.url}</a></td>
+              <td>{h.format}</td>
               <td>{h.events.join(', ')}</td>
               <td>{h.isActive ? 'active' : <span class="muted">paused</span>}</td>
               <td>

@@ -1,0 +1,122 @@
+import type { WebhookFormat, WebhookPayload } from '@testreport/contract';
+
+/** One failing test as a chat message shows it. */
+export interface FailureLine {
+  title: string;
+  filePath: string | null;
+  errorMessage: string | null;
+}
+
+type RunData = NonNullable<WebhookPayload['data']['run']>;
+
+/** Slack's documented Block Kit limits for a message (incoming webhooks reject a message past them). */
+export const SLACK_LIMITS = { blocks: 50, sectionText: 3000, headerText: 150, contextElements: 10, contextText: 3000 } as const;
+/** How many failures a chat message lists; the rest are counted and left to the run's page. */
+export const MAX_LISTED_FAILURES = 10;
+/** Per failure, the first line of its error is kept, cut to this many characters. */
+const ERROR_LINE_MAX = 300;
+
+/** Cuts `text` to `max` characters, ending with an ellipsis when it was cut. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+// Slack's mrkdwn treats these three as control characters; its docs ask senders to escape them.
+const slackEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const firstLine = (s: string | null) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+
+const verdict = (run: RunData) => (run.failedTests > 0 ? 'failed' : run.status);
+const title = (run: RunData) => `Test run ${verdict(run)}${run.branch ? ` on ${run.branch}` : ''}`;
+const counts = (run: RunData) =>
+  `${run.totalTests} tests: ${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped (${run.passRate}% pass rate)`;
+const shortSha = (sha: string | null) => (sha ? sha.slice(0, 12) : null);
+
+interface Message {
+  /** The event, `ping` included. */
+  event: WebhookPayload['event'];
+  run?: RunData;
+  /** The first failures, in suite order; `failedTests` on the run says how many there are in all. */
+  failures: FailureLine[];
+}
+
+/** A Slack incoming-webhook message: `text` is the notification fallback, `blocks` the message. */
+export function slackMessage({ event, run, failures }: Message): { text: string; blocks: unknown[] } {
+  if (!run) {
+    const text = event === 'ping' ? 'testreport: this webhook is connected.' : `testreport: ${event}`;
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: slackEscape(text) } }] };
+  }
+  const heading = title(run);
+  const blocks: unknown[] = [
+    { type: 'header', text: { type: 'plain_text', text: clip(heading, SLACK_LIMITS.headerText), emoji: true } },
+    { type: 'section', text: { type: 'mrkdwn', text: clip(slackEscape(counts(run)), SLACK_LIMITS.sectionText) } },
+  ];
+  const context: string[] = [];
+  if (run.branch) context.push(`Branch: *${slackEscape(clip(run.branch, 200))}*`);
+  if (run.commitSha) context.push(`Commit: \`${shortSha(run.commitSha)}\`${run.commitMessage ? ` ${slackEscape(clip(firstLine(run.commitMessage), 200))}` : ''}`);
+  if (run.ciBuildUrl) context.push(`<${run.ciBuildUrl}|CI build>`);
+  if (context.length) blocks.push({ type: 'context', elements: context.slice(0, SLACK_LIMITS.contextElements).map((text) => ({ type: 'mrkdwn', text })) });
+  const listed = failures.slice(0, MAX_LISTED_FAILURES);
+  if (listed.length) {
+    // One section per failure keeps each inside 3,000 characters whatever the error says.
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*First failures* (${listed.length} of ${run.failedTests})` } });
+    for (const f of listed) {
+      const error = clip(firstLine(f.errorMessage), ERROR_LINE_MAX);
+      const where = f.filePath ? ` — ${f.filePath}` : '';
+      const text = `:x: *${slackEscape(f.title)}*${slackEscape(where)}${error ? `\n\`\`\`${slackEscape(error)}\`\`\`` : ''}`;
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(text, SLACK_LIMITS.sectionText) } });
+    }
+    if (run.failedTests > listed.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${run.failedTests - listed.length} more failures` }] });
+  }
+  if (run.url) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `<${run.url}|Open the run>` } });
+  return { text: `${heading}: ${counts(run)}`, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
+}
+
+/**
+ * A Teams incoming-webhook message: an activity of type `message` carrying one Adaptive Card
+ * attachment (version 1.4, what Teams renders for incoming webhooks).
+ */
+export function teamsMessage({ event, run, failures }: Message) {
+  const body: unknown[] = [];
+  const actions: unknown[] = [];
+  if (!run) {
+    body.push({ type: 'TextBlock', text: event === 'ping' ? 'testreport: this webhook is connected.' : `testreport: ${event}`, wrap: true });
+  } else {
+    body.push({ type: 'TextBlock', text: title(run), size: 'Large', weight: 'Bolder', wrap: true, color: run.failedTests > 0 ? 'Attention' : 'Good' });
+    body.push({ type: 'TextBlock', text: counts(run), wrap: true });
+    const facts = [
+      run.branch ? { title: 'Branch', value: clip(run.branch, 200) } : null,
+      run.commitSha ? { title: 'Commit', value: `${shortSha(run.commitSha)}${run.commitMessage ? ` ${clip(firstLine(run.commitMessage), 200)}` : ''}` } : null,
+    ].filter(Boolean);
+    if (facts.length) body.push({ type: 'FactSet', facts });
+    const listed = failures.slice(0, MAX_LISTED_FAILURES);
+    if (listed.length) {
+      body.push({ type: 'TextBlock', text: `First failures (${listed.length} of ${run.failedTests})`, weight: 'Bolder', wrap: true, spacing: 'Medium' });
+      for (const f of listed) {
+        body.push({ type: 'TextBlock', text: `${f.title}${f.filePath ? ` — ${f.filePath}` : ''}`, wrap: true, weight: 'Bolder', spacing: 'Small' });
+        const error = clip(firstLine(f.errorMessage), ERROR_LINE_MAX);
+        if (error) body.push({ type: 'TextBlock', text: error, wrap: true, fontType: 'Monospace', isSubtle: true, spacing: 'None' });
+      }
+      if (run.failedTests > listed.length) body.push({ type: 'TextBlock', text: `…and ${run.failedTests - listed.length} more failures`, wrap: true, isSubtle: true });
+    }
+    if (run.url) actions.push({ type: 'Action.OpenUrl', title: 'Open the run', url: run.url });
+    if (run.ciBuildUrl) actions.push({ type: 'Action.OpenUrl', title: 'CI build', url: run.ciBuildUrl });
+  }
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body, ...(actions.length ? { actions } : {}) },
+      },
+    ],
+  };
+}
+
+/** The exact body a webhook of `format` is sent for `payload` (the generic one is the payload itself). */
+export function deliveryBody(format: WebhookFormat, payload: WebhookPayload, failures: FailureLine[]): string {
+  if (format === 'slack') return JSON.stringify(slackMessage({ event: payload.event, run: payload.data.run, failures }));
+  if (format === 'teams') return JSON.stringify(teamsMessage({ event: payload.event, run: payload.data.run, failures }));
+  return JSON.stringify(payload);
+}
