@@ -11,10 +11,19 @@ afterAll(async () => {
 });
 
 describe('edge', () => {
-  it('answers an unknown route with the 404 envelope, with security headers and a request id', async () => {
+  it('answers an unknown API route with the 404 envelope, with security headers and a request id', async () => {
+    const res = await fetch(`${t.url}/api/v1/nowhere`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /api/v1/nowhere' } });
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('answers an unknown page with the dashboard 404 page, with the same security headers', async () => {
     const res = await fetch(`${t.url}/nowhere`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /nowhere' } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('There is no page at /nowhere');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
