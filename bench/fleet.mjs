@@ -3,6 +3,7 @@
 // load as a second instance behind a load balancer does. PostgreSQL only (a SQLite file is one
 // server's, docs/deploy.md).
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { api } from './lib/http.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
@@ -22,8 +23,19 @@ function cpuTicks() {
     return null;
   }
 }
+/** CPU seconds used so far by a process (/proc/<pid>/stat utime + stime; null elsewhere). */
+function processCpu(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 const TARGET_RATIO = 1.6;
-const busy = (m) => (m.machineBusy === null ? '?' : `${Math.round(m.machineBusy * 100)}%`);
+const busy = (m) =>
+  `${m.machineBusy === null ? '?' : `${Math.round(m.machineBusy * 100)}%`}; CPU s: servers ${m.cpuSeconds.servers.toFixed(1)}, bench client ${m.cpuSeconds.benchClient.toFixed(1)}, of ${(m.seconds * cpus().length).toFixed(1)} on ${cpus().length} cores`;
 
 export async function benchFleet({ quick, log, dbKind = 'postgres' }) {
   if (dbKind !== 'postgres') throw new Error('the fleet part runs on PostgreSQL only (--db postgres or both)');
@@ -45,13 +57,21 @@ export async function benchFleet({ quick, log, dbKind = 'postgres' }) {
     const measureWith = async (n) => {
       const batches = await suiteBatches(calls[0], projectId, runs);
       const before = cpuTicks();
+      const serverCpu0 = servers.map((s) => processCpu(s.pid));
+      const benchCpu0 = process.cpuUsage();
       const seconds = await sendBatches(calls.slice(0, n), batches, CONCURRENCY);
       const after = cpuTicks();
+      const benchCpu = process.cpuUsage(benchCpu0);
+      // Where the CPU went: the servers, this load generator, and the rest (PostgreSQL, other load).
+      const cpuSeconds = {
+        servers: servers.map((s, i) => processCpu(s.pid) - serverCpu0[i]).reduce((a, b) => a + b, 0),
+        benchClient: (benchCpu.user + benchCpu.system) / 1e6,
+      };
       const tests = batches.length * BATCH;
       // How busy the machine's CPUs were meanwhile (this bench, the servers, PostgreSQL and anything
       // else running): a second server can only add throughput from the CPU left idle.
       const machineBusy = before && after ? (after.busy - before.busy) / (after.total - before.total) : null;
-      return { servers: n, tests, inFlight: CONCURRENCY * n, seconds, testsPerSecond: tests / seconds, machineBusy };
+      return { servers: n, tests, inFlight: CONCURRENCY * n, seconds, testsPerSecond: tests / seconds, machineBusy, cpuSeconds };
     };
     const one = await measureWith(1);
     log(`fleet   1 server  on PostgreSQL, ${one.inFlight} batches in flight: ${fmt(one.testsPerSecond)} tests/s (${one.tests} tests in ${one.seconds.toFixed(2)} s; CPUs ${busy(one)} busy)`);
