@@ -35,7 +35,7 @@ function processCpu(pid) {
 
 const TARGET_RATIO = 1.6;
 const busy = (m) =>
-  `${m.machineBusy === null ? '?' : `${Math.round(m.machineBusy * 100)}%`}; CPU s: servers ${m.cpuSeconds.servers.toFixed(1)}, bench client ${m.cpuSeconds.benchClient.toFixed(1)}, of ${(m.seconds * cpus().length).toFixed(1)} on ${cpus().length} cores`;
+  `CPUs ${m.machineBusy === null ? '?' : `${Math.round(m.machineBusy * 100)}%`} busy; CPU s: servers ${m.cpuSeconds.servers.toFixed(1)}, PostgreSQL backends ${m.cpuSeconds.postgres.toFixed(1)}, bench client ${m.cpuSeconds.benchClient.toFixed(1)}, of ${(m.seconds * cpus().length).toFixed(1)} on ${cpus().length} cores`;
 
 export async function benchFleet({ quick, log, dbKind = 'postgres' }) {
   if (dbKind !== 'postgres') throw new Error('the fleet part runs on PostgreSQL only (--db postgres or both)');
@@ -58,14 +58,18 @@ export async function benchFleet({ quick, log, dbKind = 'postgres' }) {
       const batches = await suiteBatches(calls[0], projectId, runs);
       const before = cpuTicks();
       const serverCpu0 = servers.map((s) => processCpu(s.pid));
+      const pgCpu0 = new Map((await db.backendPids()).map((pid) => [pid, processCpu(pid)]));
       const benchCpu0 = process.cpuUsage();
       const seconds = await sendBatches(calls.slice(0, n), batches, CONCURRENCY);
       const after = cpuTicks();
       const benchCpu = process.cpuUsage(benchCpu0);
-      // Where the CPU went: the servers, this load generator, and the rest (PostgreSQL, other load).
+      const pgPids = await db.backendPids(); // a backend opened during the phase counts in full
+      // Where the CPU went: the servers, this load generator, the database's backends; the rest of
+      // the machine's busy time is other load (and PostgreSQL's own background writers).
       const cpuSeconds = {
         servers: servers.map((s, i) => processCpu(s.pid) - serverCpu0[i]).reduce((a, b) => a + b, 0),
         benchClient: (benchCpu.user + benchCpu.system) / 1e6,
+        postgres: pgPids.reduce((sum, pid) => sum + ((processCpu(pid) ?? 0) - (pgCpu0.get(pid) ?? 0)), 0),
       };
       const tests = batches.length * BATCH;
       // How busy the machine's CPUs were meanwhile (this bench, the servers, PostgreSQL and anything
@@ -74,9 +78,9 @@ export async function benchFleet({ quick, log, dbKind = 'postgres' }) {
       return { servers: n, tests, inFlight: CONCURRENCY * n, seconds, testsPerSecond: tests / seconds, machineBusy, cpuSeconds };
     };
     const one = await measureWith(1);
-    log(`fleet   1 server  on PostgreSQL, ${one.inFlight} batches in flight: ${fmt(one.testsPerSecond)} tests/s (${one.tests} tests in ${one.seconds.toFixed(2)} s; CPUs ${busy(one)} busy)`);
+    log(`fleet   1 server  on PostgreSQL, ${one.inFlight} batches in flight: ${fmt(one.testsPerSecond)} tests/s (${one.tests} tests in ${one.seconds.toFixed(2)} s; ${busy(one)})`);
     const two = await measureWith(2);
-    log(`fleet   2 servers on PostgreSQL, ${two.inFlight} batches in flight: ${fmt(two.testsPerSecond)} tests/s (${two.tests} tests in ${two.seconds.toFixed(2)} s; CPUs ${busy(two)} busy)`);
+    log(`fleet   2 servers on PostgreSQL, ${two.inFlight} batches in flight: ${fmt(two.testsPerSecond)} tests/s (${two.tests} tests in ${two.seconds.toFixed(2)} s; ${busy(two)})`);
     const ratio = two.testsPerSecond / one.testsPerSecond;
     const meetsTargets = ratio >= TARGET_RATIO;
     log(`fleet   2 servers ÷ 1 server: ×${ratio.toFixed(2)}  (target ≥ ×${TARGET_RATIO}: ${meetsTargets ? 'meets target' : 'misses target'})`);

@@ -48,6 +48,11 @@ export async function openBenchDatabase(kind, dataDir) {
       const { rows } = await admin(`SELECT pg_database_size('${name}') AS bytes`);
       return Number(rows[0].bytes);
     },
+    /** Process ids of the PostgreSQL backends connected to this database (for CPU accounting). */
+    async backendPids() {
+      const { rows } = await admin(`SELECT pid FROM pg_stat_activity WHERE datname = '${name}'`);
+      return rows.map((r) => r.pid);
+    },
     async drop() {
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
