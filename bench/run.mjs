@@ -38,7 +38,11 @@ for (const dbKind of dbs) {
   const dbLog = (line) => log(line.replace(/^(\S+\s+)/, `$1${tag}`));
   results.parts[dbKind] = {};
   for (const name of selected) {
-    if (runsOn[name] && !runsOn[name].includes(dbKind)) continue;
+    if (runsOn[name] && !runsOn[name].includes(dbKind)) {
+      // Said only when the part can run on no selected database, not once per skipped database.
+      if (!dbs.some((d) => runsOn[name].includes(d))) dbLog(`${name.padEnd(7)} skipped: runs on ${runsOn[name].join(', ')} only (--db ${runsOn[name][0]} or both)`);
+      continue;
+    }
     try {
       results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind });
     } catch (err) {
