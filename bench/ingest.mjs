@@ -1,29 +1,51 @@
 // Ingestion: tests stored per second over real HTTP (POST /tests one by one, POST /tests/batch 500
-// at a time), against the same rows written straight into SQLite in one transaction (the floor).
+// at a time), on SQLite or PostgreSQL; on SQLite also against the same rows written straight into
+// SQLite in one transaction (the floor).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { testBody } from './lib/bodies.mjs';
 import { api, pool } from './lib/http.mjs';
 import { buildRows, insertRows, prepareStatements } from './lib/rows.mjs';
+import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 
 const CONCURRENCY = 4;
-const BATCH = 500;
+export const BATCH = 500;
+const SUITE_SIZE = 10_000; // tests per run: one CI run of a large suite
 
-async function newRun(call, projectId) {
+export async function newRun(call, projectId) {
   const run = await call('POST', '/runs', { projectId, status: 'running', branch: 'main', commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ciProvider: 'github-actions', runTitle: 'bench' });
   return run.id;
 }
 
-export async function benchIngest({ quick, log }) {
+/** The request bodies of `runs` runs of SUITE_SIZE tests, BATCH tests per body (test cases repeat across runs, as in CI). */
+export async function suiteBatches(call, projectId, runs) {
+  const batches = [];
+  for (let r = 0; r < runs; r++) {
+    const runId = await newRun(call, projectId);
+    for (let start = 0; start < SUITE_SIZE; start += BATCH) {
+      batches.push(Array.from({ length: BATCH }, (_, k) => testBody({ runId, projectId, i: start + k })));
+    }
+  }
+  return batches;
+}
+
+/** Sends every batch, `concurrency` in flight per server, spread over the servers' `calls`; returns seconds. */
+export async function sendBatches(calls, batches, concurrency) {
+  const t0 = performance.now();
+  await pool(batches.length, concurrency * calls.length, (b) => calls[b % calls.length]('POST', '/tests/batch', { tests: batches[b] }));
+  return (performance.now() - t0) / 1000;
+}
+
+export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
   const singleCount = quick ? 500 : 2_000;
-  const suiteSize = 10_000; // tests per run: one CI run of a large suite
   const batchRuns = quick ? 1 : 10;
   const dataDir = tempDir('ingest');
   const floorDir = tempDir('floor');
+  const database = await openBenchDatabase(dbKind, dataDir);
   try {
-    const { projectId, apiKey } = initDataDir(dataDir);
-    const server = await startServer(dataDir);
+    const { projectId, apiKey } = initDataDir(dataDir, database);
+    const server = await startServer(dataDir, { db: database });
     const call = api(server.url, apiKey);
     const result = {};
     try {
@@ -38,19 +60,15 @@ export async function benchIngest({ quick, log }) {
       result.single = { tests: singleCount, concurrency: CONCURRENCY, seconds: singleSec, testsPerSecond: singleCount / singleSec };
       log(`ingest  POST /tests (1 per request, ${CONCURRENCY} in flight): ${fmt(result.single.testsPerSecond)} tests/s (${singleCount} tests in ${singleSec.toFixed(2)} s)`);
 
-      const batches = [];
-      for (let r = 0; r < batchRuns; r++) {
-        const runId = await newRun(call, projectId);
-        for (let start = 0; start < suiteSize; start += BATCH) {
-          batches.push(Array.from({ length: BATCH }, (_, k) => testBody({ runId, projectId, i: start + k })));
-        }
-      }
-      t0 = performance.now();
-      await pool(batches.length, CONCURRENCY, (b) => call('POST', '/tests/batch', { tests: batches[b] }));
-      const batchSec = (performance.now() - t0) / 1000;
+      const batches = await suiteBatches(call, projectId, batchRuns);
+      const batchSec = await sendBatches([call], batches, CONCURRENCY);
       const batchTotal = batches.length * BATCH;
       result.batch = { tests: batchTotal, batchSize: BATCH, concurrency: CONCURRENCY, runs: batchRuns, seconds: batchSec, testsPerSecond: batchTotal / batchSec };
       log(`ingest  POST /tests/batch (${BATCH} per batch, ${CONCURRENCY} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (${batchTotal} tests in ${batchSec.toFixed(2)} s)`);
+      result.database = dbKind;
+      result.databaseBytes = await database.sizeBytes();
+      // The floor is SQLite's; on PostgreSQL the goal is the SQLite batch figure (bench/run.mjs --db both).
+      if (dbKind !== 'sqlite') return result;
 
       // The floor: the same tests as rows built beforehand, inserted by one process in one
       // transaction, with the server's durability settings (WAL, synchronous=FULL).
@@ -88,6 +106,7 @@ export async function benchIngest({ quick, log }) {
       await server.stop();
     }
   } finally {
+    await database.drop();
     removeDir(dataDir);
     removeDir(floorDir);
   }

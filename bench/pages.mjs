@@ -4,6 +4,7 @@
 import { request } from 'node:http';
 import { generateDataset } from './lib/dataset.mjs';
 import { percentile } from './lib/http.mjs';
+import { mb, openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { fmt } from './ingest.mjs';
 
@@ -37,16 +38,17 @@ async function signIn(appUrl) {
   return cookie.split(';')[0];
 }
 
-export async function benchPages({ quick, log }) {
+export async function benchPages({ quick, log, dbKind = 'sqlite' }) {
   const perRun = 10_000;
   const runs = quick ? 20 : 100;
   const samples = quick ? 10 : 30;
   const dataDir = tempDir('pages');
+  const db = await openBenchDatabase(dbKind, dataDir);
   try {
-    const { projectId } = initDataDir(dataDir);
-    const data = generateDataset(dataDir, projectId, { runs, perRun });
-    log(`pages   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s`);
-    const server = await startServer(dataDir);
+    const { projectId } = initDataDir(dataDir, db);
+    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db);
+    log(`pages   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s; database ${mb(await db.sizeBytes())}`);
+    const server = await startServer(dataDir, { db });
     const result = { results: data.results, runs, perRun, samples, pages: {} };
     try {
       const cookie = await signIn(server.url);
@@ -75,6 +77,7 @@ export async function benchPages({ quick, log }) {
     result.meetsTargets = Object.values(result.pages).every((p) => p.meetsTargets);
     return result;
   } finally {
+    await db.drop();
     removeDir(dataDir);
   }
 }

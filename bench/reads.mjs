@@ -2,19 +2,22 @@
 // project (generated straight into SQLite), sequential requests over HTTP after a warm-up.
 import { generateDataset } from './lib/dataset.mjs';
 import { percentile } from './lib/http.mjs';
+import { mb, openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { fmt } from './ingest.mjs';
 
-export async function benchReads({ quick, log }) {
+export async function benchReads({ quick, log, dbKind = 'sqlite' }) {
   const runs = quick ? 200 : 2_000;
   const perRun = 500;
   const samples = quick ? 100 : 300;
   const dataDir = tempDir('reads');
+  const db = await openBenchDatabase(dbKind, dataDir);
   try {
-    const { projectId, apiKey } = initDataDir(dataDir);
-    const data = generateDataset(dataDir, projectId, { runs, perRun });
-    log(`reads   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s`);
-    const server = await startServer(dataDir);
+    const { projectId, apiKey } = initDataDir(dataDir, db);
+    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db);
+    const sizeBytes = await db.sizeBytes();
+    log(`reads   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s; database ${mb(sizeBytes)}`);
+    const server = await startServer(dataDir, { db });
     const base = `${server.url}/api/v1`;
     const pick = (arr, i) => arr[(i * 7919) % arr.length];
     const endpoints = {
@@ -23,7 +26,7 @@ export async function benchReads({ quick, log }) {
       'GET /tests/:id/history': (i) => `/tests/${pick(data.sampleTestIds, i)}/history`,
       'GET /flakiness': () => `/flakiness?projectId=${projectId}`,
     };
-    const result = { results: data.results, runs, perRun, samples, endpoints: {} };
+    const result = { results: data.results, runs, perRun, samples, generationSeconds: data.seconds, databaseBytes: sizeBytes, endpoints: {} };
     try {
       for (const [name, path] of Object.entries(endpoints)) {
         const get = async (i) => {
@@ -55,6 +58,7 @@ export async function benchReads({ quick, log }) {
     result.meetsTargets = Object.values(result.endpoints).every((e) => e.meetsTargets);
     return result;
   } finally {
+    await db.drop();
     removeDir(dataDir);
   }
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet] [-- --db sqlite|postgres|both]
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchIngest } from './ingest.mjs';
+import { benchFleet } from './fleet.mjs';
+import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
 import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
@@ -13,26 +14,51 @@ import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages };
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' } } });
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet };
+// Which databases a part means something on: the reporter's overhead does not depend on the
+// server's database (measured on SQLite only); the fleet needs a database servers can share.
+const runsOn = { overhead: ['sqlite'], fleet: ['postgres'] };
+const dbs = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] }[values.db];
+if (!dbs) throw new Error(`unknown --db "${values.db}": sqlite, postgres or both`);
 const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(parts);
 for (const name of selected) if (!parts[name]) throw new Error(`unknown part "${name}"; parts: ${Object.keys(parts).join(', ')}`);
 if (!existsSync(serverBin)) throw new Error('packages/server/dist is missing: run `npm run build` first');
 
 const log = (line) => process.stdout.write(line + '\n');
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}`, peakRss: hasGnuTime ? '/usr/bin/time -v' : '/proc sampling' };
-log(`bench   ${values.quick ? 'quick' : 'full'} mode on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}`);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+log(`bench   ${values.quick ? 'quick' : 'full'} mode on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}; database ${dbs.join(' + ')}; load average ${load()}`);
 
 const started = performance.now();
-const results = { startedAt: new Date().toISOString(), mode: values.quick ? 'quick' : 'full', machine, parts: {} };
-for (const name of selected) {
-  try {
-    results.parts[name] = await parts[name]({ quick: values.quick, log });
-  } catch (err) {
-    results.parts[name] = { error: err.message };
-    log(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);
+const results = { startedAt: new Date().toISOString(), mode: values.quick ? 'quick' : 'full', machine, loadAverage: { start: loadavg() }, parts: {} };
+for (const dbKind of dbs) {
+  // Lines are tagged with the database when PostgreSQL is involved; SQLite-only output is unchanged.
+  const tag = values.db === 'sqlite' ? '' : `[${dbKind}] `;
+  const dbLog = (line) => log(line.replace(/^(\S+\s+)/, `$1${tag}`));
+  results.parts[dbKind] = {};
+  for (const name of selected) {
+    if (runsOn[name] && !runsOn[name].includes(dbKind)) {
+      // Said only when the part can run on no selected database, not once per skipped database.
+      if (!dbs.some((d) => runsOn[name].includes(d))) dbLog(`${name.padEnd(7)} skipped: runs on ${runsOn[name].join(', ')} only (--db ${runsOn[name][0]} or both)`);
+      continue;
+    }
+    try {
+      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind });
+    } catch (err) {
+      results.parts[dbKind][name] = { error: err.message };
+      dbLog(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);
+    }
   }
 }
+const sqliteBatch = results.parts.sqlite?.ingest?.batch?.testsPerSecond;
+const pgBatch = results.parts.postgres?.ingest?.batch?.testsPerSecond;
+if (sqliteBatch && pgBatch) {
+  const ratio = pgBatch / sqliteBatch;
+  results.postgresVsSqlite = { batchRatio: ratio, meetsTargets: ratio >= 1 };
+  log(`ingest  PostgreSQL ÷ SQLite, batch: ${fmt(pgBatch)} ÷ ${fmt(sqliteBatch)} tests/s = ×${ratio.toFixed(2)}  (target ≥ ×1: ${ratio >= 1 ? 'meets target' : 'misses target'})`);
+}
+results.loadAverage.end = loadavg();
 results.seconds = (performance.now() - started) / 1000;
 writeFileSync(fileURLToPath(new URL('./results.json', import.meta.url)), JSON.stringify(results, null, 2) + '\n');
-log(`bench   done in ${results.seconds.toFixed(1)} s → bench/results.json`);
+log(`bench   done in ${results.seconds.toFixed(1)} s, load average ${load()} → bench/results.json`);

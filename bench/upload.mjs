@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pickStatus, seededRandom, testIdentity } from './lib/bodies.mjs';
 import { measure } from './lib/measure.mjs';
+import { openBenchDatabase } from './lib/database.mjs';
 import { cliBin, initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 
 /** A report in the shape Playwright's json reporter writes (see /work/shared/fixtures/playwright-json). */
@@ -41,15 +42,16 @@ export function playwrightJsonReport(tests) {
   };
 }
 
-export async function benchUpload({ quick, log }) {
+export async function benchUpload({ quick, log, dbKind = 'sqlite' }) {
   // Quick mode is a smoke check of the path; the targets are for 10,000 tests.
   const tests = quick ? 2_000 : 10_000;
   const dataDir = tempDir('upload');
+  const db = await openBenchDatabase(dbKind, dataDir);
   try {
-    const { projectId, apiKey } = initDataDir(dataDir);
+    const { projectId, apiKey } = initDataDir(dataDir, db);
     const reportPath = join(dataDir, 'results.json');
     writeFileSync(reportPath, JSON.stringify(playwrightJsonReport(tests)));
-    const server = await startServer(dataDir);
+    const server = await startServer(dataDir, { db });
     try {
       const env = { ...process.env, TESTREPORT_URL: server.url, TESTREPORT_API_KEY: apiKey, TESTREPORT_PROJECT_ID: projectId, FORCE_COLOR: '0', CI: '' };
       const r = await measure(process.execPath, [cliBin, 'upload', reportPath], { env });
@@ -62,6 +64,7 @@ export async function benchUpload({ quick, log }) {
       await server.stop();
     }
   } finally {
+    await db.drop();
     removeDir(dataDir);
   }
 }

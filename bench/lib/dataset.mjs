@@ -1,32 +1,25 @@
-// Writes a large project history straight into SQLite (rows matching
-// packages/server/src/db/migrations/001_initial.ts): `runs` finished runs of `perRun` tests each,
-// the same `perRun` test cases in every run, with flakiness stats on test_cases consistent with the
-// stored results (decisions §7: last 50 non-skipped results).
+// Writes a large project history straight into the database (rows matching
+// packages/server/src/db/migrations/): `runs` finished runs of `perRun` tests each, the same
+// `perRun` test cases in every run, with flakiness stats on test_cases consistent with the stored
+// results (decisions §7: last 50 non-skipped results). SQLite through better-sqlite3 prepared
+// statements; PostgreSQL through `pg` with one `INSERT … SELECT * FROM unnest(…)` per run (the
+// schema is the same there: booleans as integers, JSON and timestamps as text).
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { join } from 'node:path';
 import { seededRandom, steps, testIdentity } from './bodies.mjs';
 import { uuidv7 } from './ids.mjs';
 import { TEST_COLUMNS, testRow } from './rows.mjs';
 
 const DAY = 86_400_000;
+const RUN_COLUMNS = ['id', 'project_id', 'status', 'branch', 'commit_sha', 'commit_message', 'commit_author', 'ci_provider', 'ci_build_id', 'ci_build_url', 'framework_version', 'workers', 'browser', 'os', 'hostname', 'run_title', 'tags', 'grep_patterns', 'total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests', 'duration', 'finished_at', 'created_at', 'updated_at'];
+const CASE_COLUMNS = ['id', 'project_id', 'file_path', 'full_title', 'title', 'latest_test_id', 'flakiness_score', 'total_runs', 'flaky_runs', 'last_flaky_at', 'stats_dirty', 'created_at', 'updated_at'];
 
-export function generateDataset(dataDir, projectId, { runs, perRun }) {
-  const db = new Database(join(dataDir, 'testreport.db'));
-  db.pragma('synchronous = OFF');
-  db.pragma('foreign_keys = OFF');
-  db.pragma('cache_size = -262144');
+/** The history as rows: yields { run, tests } per run, then sets `caseRows` (the final test_cases). */
+function* history(projectId, { runs, perRun }, out) {
   const rand = seededRandom(7);
   const start = Date.now() - 25 * DAY; // inside the default 30-day retention window
   const spacing = Math.floor((25 * DAY) / runs);
-
-  const runCols = ['id', 'project_id', 'status', 'branch', 'commit_sha', 'commit_message', 'commit_author', 'ci_provider', 'ci_build_id', 'ci_build_url', 'framework_version', 'workers', 'browser', 'os', 'hostname', 'run_title', 'tags', 'grep_patterns', 'total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests', 'duration', 'finished_at', 'created_at', 'updated_at'];
-  const insertRun = db.prepare(`INSERT INTO runs (${runCols.join(', ')}) VALUES (${runCols.map((c) => '@' + c).join(', ')})`);
-  const insertTest = db.prepare(`INSERT INTO tests (${TEST_COLUMNS.join(', ')}) VALUES (${TEST_COLUMNS.map((c) => '@' + c).join(', ')})`);
-  const caseCols = ['id', 'project_id', 'file_path', 'full_title', 'title', 'latest_test_id', 'flakiness_score', 'total_runs', 'flaky_runs', 'last_flaky_at', 'stats_dirty', 'created_at', 'updated_at'];
-  const upsertCase = db.prepare(`INSERT INTO test_cases (${caseCols.join(', ')}) VALUES (${caseCols.map((c) => '@' + c).join(', ')})
-    ON CONFLICT (project_id, file_path, full_title) DO UPDATE SET latest_test_id = excluded.latest_test_id, flakiness_score = excluded.flakiness_score,
-      total_runs = excluded.total_runs, flaky_runs = excluded.flaky_runs, last_flaky_at = excluded.last_flaky_at, updated_at = excluded.updated_at`);
-
   const cases = Array.from({ length: perRun }, (_, c) => ({
     id: uuidv7(start - DAY + c),
     identity: testIdentity(c),
@@ -37,17 +30,16 @@ export function generateDataset(dataDir, projectId, { runs, perRun }) {
     latestTestId: null,
   }));
   const stepsJson = [300, 900, 2400].map((d) => JSON.stringify(steps(d)));
-  const sampleTestIds = [];
-  const runIds = [];
 
-  const writeRun = db.transaction((r) => {
+  for (let r = 0; r < runs; r++) {
     const runAt = start + r * spacing;
     const runId = uuidv7(runAt);
-    runIds.push(runId);
+    out.runIds.push(runId);
     const branch = r % 5 === 0 ? `feature/change-${r}` : 'main';
     const commitSha = (r * 2654435761 >>> 0).toString(16).padStart(8, '0').repeat(5);
     const counts = { passed: 0, failed: 0, skipped: 0, flaky: 0 };
     let duration = 0;
+    const tests = [];
     for (let k = 0; k < perRun; k++) {
       const c = cases[k];
       const x = rand();
@@ -65,8 +57,8 @@ export function generateDataset(dataDir, projectId, { runs, perRun }) {
       };
       const row = testRow(body, { id, caseId: c.id, branch, commitSha, createdAt });
       row.steps = status === 'skipped' ? null : stepsJson[k % 3];
-      insertTest.run(row);
-      if (rand() < 0.001) sampleTestIds.push(id);
+      tests.push(row);
+      if (rand() < 0.001) out.sampleTestIds.push(id);
       c.latestTestId = id;
       if (status !== 'skipped') {
         c.window.push(status === 'flaky' ? 1 : 0);
@@ -75,32 +67,83 @@ export function generateDataset(dataDir, projectId, { runs, perRun }) {
       if (status === 'flaky') c.lastFlakyAt = createdAt;
     }
     const finishedAt = new Date(runAt + 1000 + perRun * 50).toISOString();
-    insertRun.run({
+    const run = {
       id: runId, project_id: projectId, status: counts.failed ? 'failed' : 'passed', branch, commit_sha: commitSha,
       commit_message: `Change ${r}: tidy the checkout flow`, commit_author: 'Dev Eloper', ci_provider: 'github-actions',
       ci_build_id: String(100000 + r), ci_build_url: `https://ci.example.com/builds/${100000 + r}`, framework_version: '1.65.1',
       workers: 4, browser: 'chromium', os: 'linux', hostname: 'runner-1', run_title: `CI #${100000 + r}`, tags: '["ci"]', grep_patterns: '[]',
       total_tests: perRun, passed_tests: counts.passed, failed_tests: counts.failed, skipped_tests: counts.skipped, flaky_tests: counts.flaky,
       duration, finished_at: finishedAt, created_at: new Date(runAt).toISOString(), updated_at: finishedAt,
-    });
+    };
+    yield { run, tests };
+  }
+  const now = new Date().toISOString();
+  out.caseRows = cases.map((c) => {
+    const flaky = c.window.reduce((a, b) => a + b, 0);
+    const total = c.window.length;
+    return {
+      id: c.id, project_id: projectId, file_path: c.identity.filePath, full_title: c.identity.fullTitle, title: c.identity.title,
+      latest_test_id: c.latestTestId, flakiness_score: total ? Math.round((flaky / total) * 10_000) / 10_000 : 0,
+      total_runs: total, flaky_runs: flaky, last_flaky_at: c.lastFlakyAt, stats_dirty: 0, created_at: new Date(start - DAY).toISOString(), updated_at: now,
+    };
   });
+}
 
-  const t0 = performance.now();
-  for (let r = 0; r < runs; r++) writeRun(r);
+function writeSqlite(dataDir, rows, out) {
+  const db = new Database(join(dataDir, 'testreport.db'));
+  db.pragma('synchronous = OFF');
+  db.pragma('foreign_keys = OFF');
+  db.pragma('cache_size = -262144');
+  const insert = (table, cols) => db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
+  const insertRun = insert('runs', RUN_COLUMNS);
+  const insertTest = insert('tests', TEST_COLUMNS);
+  const insertCase = insert('test_cases', CASE_COLUMNS);
+  const writeRun = db.transaction(({ run, tests }) => {
+    for (const t of tests) insertTest.run(t);
+    insertRun.run(run);
+  });
+  for (const r of rows) writeRun(r);
   db.transaction(() => {
-    const now = new Date().toISOString();
-    for (const c of cases) {
-      const flaky = c.window.reduce((a, b) => a + b, 0);
-      const total = c.window.length;
-      upsertCase.run({
-        id: c.id, project_id: projectId, file_path: c.identity.filePath, full_title: c.identity.fullTitle, title: c.identity.title,
-        latest_test_id: c.latestTestId, flakiness_score: total ? Math.round((flaky / total) * 10_000) / 10_000 : 0,
-        total_runs: total, flaky_runs: flaky, last_flaky_at: c.lastFlakyAt, stats_dirty: 0, created_at: new Date(start - DAY).toISOString(), updated_at: now,
-      });
-    }
+    for (const c of out.caseRows) insertCase.run(c);
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('ANALYZE');
   db.close();
-  return { runIds, sampleTestIds, results: runs * perRun, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function writePostgres(databaseUrl, rows, out) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Generated data, not acknowledged writes: no need to wait for each commit's WAL flush. Foreign
+    // keys are not checked (as SQLite's foreign_keys=OFF above): test_cases are written last, with
+    // their final stats. Both settings are this session's only; `replica` needs a superuser.
+    await client.query('SET synchronous_commit = off');
+    await client.query("SET session_replication_role = 'replica'");
+    const { rows: columns } = await client.query(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()`);
+    const typeOf = (table, col) => columns.find((c) => c.table_name === table && c.column_name === col)?.data_type;
+    const statement = (table, cols) => `INSERT INTO ${table} (${cols.join(', ')}) SELECT * FROM unnest(${cols.map((c, i) => `$${i + 1}::${typeOf(table, c)}[]`).join(', ')})`;
+    const sql = { runs: statement('runs', RUN_COLUMNS), tests: statement('tests', TEST_COLUMNS), test_cases: statement('test_cases', CASE_COLUMNS) };
+    const insert = (table, cols, objs) => client.query({ name: `bench-${table}`, text: sql[table], values: cols.map((c) => objs.map((o) => o[c] ?? null)) });
+    for (const { run, tests } of rows) {
+      await client.query('BEGIN');
+      for (let i = 0; i < tests.length; i += 5_000) await insert('tests', TEST_COLUMNS, tests.slice(i, i + 5_000));
+      await insert('runs', RUN_COLUMNS, [run]);
+      await client.query('COMMIT');
+    }
+    await insert('test_cases', CASE_COLUMNS, out.caseRows);
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+/** db: from bench/lib/database.mjs. Returns run ids, sample result ids, the count and the seconds taken. */
+export async function generateDataset(dataDir, projectId, { runs, perRun }, db) {
+  const out = { runIds: [], sampleTestIds: [], caseRows: [] };
+  const rows = history(projectId, { runs, perRun }, out);
+  const t0 = performance.now();
+  if (db?.databaseUrl) await writePostgres(db.databaseUrl, rows, out);
+  else writeSqlite(dataDir, rows, out);
+  return { runIds: out.runIds, sampleTestIds: out.sampleTestIds, results: runs * perRun, seconds: (performance.now() - t0) / 1000 };
 }

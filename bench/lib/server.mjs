@@ -14,13 +14,16 @@ export function tempDir(prefix) {
 }
 
 /** Creates (migrates) the database in dataDir with an owner, team, project and API key. */
-export function initDataDir(dataDir) {
-  const out = execFileSync(process.execPath, [serverBin, 'init', '--email', 'bench@example.com', '--password', 'bench-password-1', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
+export function initDataDir(dataDir, db) {
+  const out = execFileSync(process.execPath, [serverBin, 'init', '--email', 'bench@example.com', '--password', 'bench-password-1', '--json', '--data-dir', dataDir, ...dbArgs(db)], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
-export async function startServer(dataDir, { env = {}, nodeArgs = [] } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run'], {
+/** `--database-url` for a PostgreSQL bench database (bench/lib/database.mjs); nothing for SQLite. */
+const dbArgs = (db) => (db?.databaseUrl ? ['--database-url', db.databaseUrl] : []);
+
+export async function startServer(dataDir, { env = {}, nodeArgs = [], db } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
     env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
