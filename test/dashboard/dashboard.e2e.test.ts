@@ -10,13 +10,15 @@ import { startTestServer, tokenFrom, waitForMail, type TestServer } from '@testr
 /** vitest polls for 1 s by default; scrypt and page loads take longer on a shared machine. */
 const POLL = { timeout: 15_000 };
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const shots = join(root, 'docs/img');
 const playwrightCli = join(root, 'node_modules/@playwright/test/cli.js');
 
 let t: TestServer;
 let browser: Browser;
 let runLink: string;
 const tmp = mkdtempSync(join(tmpdir(), 'testreport-dash-'));
+// Screenshots go to a temp folder so a test run leaves the work tree clean;
+// TESTREPORT_SCREENSHOTS=docs/img refreshes the ones docs/dashboard.md shows.
+const shots = process.env.TESTREPORT_SCREENSHOTS ? resolve(root, process.env.TESTREPORT_SCREENSHOTS) : join(tmp, 'shots');
 
 /**
  * Playwright records video with its own ffmpeg build, which cannot be downloaded here; Debian's
