@@ -90,7 +90,8 @@ describe('aborted uploads leave nothing behind (15.3)', () => {
       writeFileSync(join(runDir, newId()), 'stored, but its row never committed');
       mkdirSync(join(dataDir, 'artifacts', 'projects', first.projectId, 'runs', newId()), { recursive: true });
 
-      const second = await startTestServer({ dataDir });
+      // The same database as the first server (on PostgreSQL the harness would make a new one).
+      const second = await startTestServer({ dataDir, databaseUrl: first.server.config.databaseUrl });
       try {
         const left = filesUnder(join(dataDir, 'artifacts'));
         expect(left).toEqual([join(runDir, kept.body.id)]);

@@ -70,10 +70,12 @@ describe('secrets in idempotent responses (15.2)', () => {
     expect(list.body.data.filter((k: { name: string }) => k.name === 'ci-secret')).toHaveLength(1);
   });
 
-  it('creates the data dir 0700 and the database files 0600', async () => {
+  it('creates the data dir 0700 and the SQLite database files 0600', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'testreport-perm-'));
     const dataDir = join(parent, 'data');
-    const s = await startTestServer({ dataDir });
+    // The embedded database's files, whatever TESTREPORT_TEST_DB says.
+    const databaseUrl = join(dataDir, 'testreport.db');
+    const s = await startTestServer({ dataDir, databaseUrl });
     try {
       await s.api('POST', '/runs', { auth: s.apiKey, body: { projectId: s.projectId, status: 'running' } });
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
@@ -84,7 +86,7 @@ describe('secrets in idempotent responses (15.2)', () => {
     // A data dir and database left readable by an older version are made private at the next start.
     chmodSync(dataDir, 0o755);
     chmodSync(join(dataDir, 'testreport.db'), 0o644);
-    const again = await startTestServer({ dataDir });
+    const again = await startTestServer({ dataDir, databaseUrl });
     try {
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
       expect(statSync(join(dataDir, 'testreport.db')).mode & 0o777).toBe(0o600);

@@ -1,3 +1,5 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
@@ -8,8 +10,10 @@ import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
 
 /**
- * The run page's queries must read a run's results from indexes (migration 003): a covering scan
- * of the run for the newest result per case, and the suite in file and title order.
+ * The run page's queries must read a run's results from indexes (migration 004): a covering scan
+ * of the run for the newest result per case, and the suite in file and title order. Explained with
+ * SQLite's EXPLAIN QUERY PLAN, so this suite runs on SQLite whatever TESTREPORT_TEST_DB says
+ * (PostgreSQL gets the same indexes from the same migrations).
  */
 let t: TestServer;
 let raw: Database.Database;
@@ -18,10 +22,11 @@ let runId: string;
 const seen: CompiledQuery[] = [];
 
 beforeAll(async () => {
-  t = await startTestServer();
+  const file = join(mkdtempSync(join(tmpdir(), 'testreport-web-plans-')), 'testreport.db');
+  t = await startTestServer({ databaseUrl: file });
   runId = (await createRun(t)).id;
   await postTests(t, [testBody(runId, t.projectId), testBody(runId, t.projectId, { fullTitle: 'b', status: 'failed' })]);
-  raw = new Database(join(t.dataDir, 'testreport.db'));
+  raw = new Database(file);
   db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: raw }), log: (e) => {
     if (e.level === 'query') seen.push(e.query);
   } });
