@@ -76,6 +76,9 @@ export const postgres: DialectSupport = {
     // An idle client whose connection drops (database restart, failover) emits 'error' on the pool;
     // unhandled it would crash the process. The next query gets a fresh connection instead.
     pool.on('error', () => {});
+    // A connection that drops while checked out (mid-query, or held for a transaction) emits 'error' on
+    // its client instead: the query in flight is rejected with it, so the event itself is not needed.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return { dialect: new PostgresDialect({ pool }), plugins: [] };
   },
 };
