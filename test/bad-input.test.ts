@@ -26,6 +26,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'runs.get': null,
   'runs.update': { status: 'passed', totalTests: 1 },
   'runs.delete': null,
+  'runs.summary': null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

@@ -99,6 +99,8 @@ export const runListQuery = z.object({
   projectId: id,
   status: runStatus.optional(),
   branch: z.string().max(2_000).optional(),
+  /** The CI build's id as the reporter sent it (`ciBuildId`): finds the run(s) of one CI build. */
+  ciBuildId: z.string().max(2_000).optional(),
   ...pageQuery,
 });
 export type RunListQuery = z.input<typeof runListQuery>;
