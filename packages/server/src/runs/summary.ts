@@ -28,9 +28,10 @@ export function firstErrorLine(message: string | null): string | null {
 export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['internal'], 'defaultBranch'>) {
   const runs = createRunRepo(deps.db);
   const comparison = createRunComparison(deps);
-  const appUrl = deps.config.publicUrl;
 
   async function build(row: RunRow, base: string | undefined, limit: number): Promise<RunSummaryResponse> {
+    // Read per call: with port 0 the address is known only once the server listens.
+    const appUrl = deps.config.publicUrl;
     const branch = base ?? (await projects.defaultBranch(row.project_id));
     const [counts, facts] = await Promise.all([runs.statusCounts([row.id]), comparison.factsOf(row, branch)]);
     const quarantined = facts.quarantinedCases;
