@@ -10,6 +10,7 @@ import { uploadReport, type UploadOutcome } from '../upload/engine.js';
 import { hashInputs } from '../upload/hash.js';
 import { canAnimate, formatBytes, ProgressView } from '../upload/progress.js';
 import { scanReport, type ScanResult } from '../upload/scan.js';
+import { stepSummaryAfterUpload } from './summary.js';
 
 export interface UploadFlags {
   dryRun?: boolean;
@@ -18,6 +19,8 @@ export interface UploadFlags {
   branch?: string;
   commit?: string;
   concurrency?: string;
+  /** Append the run's summary to $GITHUB_STEP_SUMMARY after sending (commands/summary.ts). */
+  summary?: boolean;
 }
 
 export interface UploadInput {
@@ -75,7 +78,7 @@ function describeInputs(inputs: ReportInputs): string {
 
 const links = (client: { baseUrl: string; appUrl: string }, runId: string) => ({ runUrl: `${client.baseUrl}/runs/${runId}`, webUrl: `${client.appUrl}/runs/${runId}` });
 
-async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult> {
+async function replay(ctx: Context, inputs: ReportInputs, summary: boolean): Promise<UploadResult> {
   const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
   const view = new ProgressView(!ctx.out.json && canAnimate(), 'Replaying spool');
@@ -83,6 +86,7 @@ async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult>
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
       results.push({ file, ...r, ...links(client, r.runId) });
+      if (summary) await stepSummaryAfterUpload(ctx, client, r.runId);
     }
   } finally {
     view.stop();
@@ -98,7 +102,7 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
   const { flags } = input;
   const concurrency = concurrencyOf(flags);
   const inputs = await resolveInputs(input.path);
-  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs);
+  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs, Boolean(flags.summary));
 
   const view = new ProgressView(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
   try {
@@ -129,6 +133,8 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
       concurrency,
       onProgress: (p) => view.upload(p),
     });
+    view.stop();
+    if (flags.summary) await stepSummaryAfterUpload(ctx, client, outcome.runId);
     return { ...outcome, ...links(client, outcome.runId), attachmentsTotal: scan.attachments.total };
   } finally {
     view.stop();
@@ -204,6 +210,7 @@ export function registerUpload(program: Command): void {
     .option('--branch <name>', 'branch (overrides the detected one)')
     .option('--commit <sha>', 'commit SHA (overrides the detected one)')
     .option('--concurrency <n>', 'test batches in flight at once (1-16)', '4')
+    .option('--summary', 'on GitHub Actions, append the run summary (new failures, fixed, flaky) to the job summary')
     .addHelpText(
       'after',
       `
@@ -213,6 +220,7 @@ Examples:
   $ reporter upload build/test-results/test --branch main --commit $GIT_SHA
   $ reporter upload testreport-spool/                # replay what the reporter spooled
   $ reporter upload results.xml --dry-run --json     # what would be sent, as JSON
+  $ reporter upload playwright-report/results.json --summary   # and the GitHub job summary
 
 Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the upload failed,
 2 bad flags, missing credentials or a malformed report.`,
