@@ -44,8 +44,11 @@ export function formatDuration(ms: number | null): string {
 
 // --- Markdown ------------------------------------------------------------------------------------
 
-/** Text that Markdown must show as typed: no links, emphasis, tables or HTML from a test's title. */
-const md = (s: string) => s.replace(/[\\`*_{}[\]()#+!|~>-]/g, '\\$&').replace(/&/g, '&amp;').replace(/</g, '&lt;');
+/**
+ * Text that Markdown must show as typed: no links, emphasis, tables or HTML from a test's title.
+ * Only what matters inside a line is escaped (titles never start a line here).
+ */
+const md = (s: string) => s.replace(/[\\`*_{}[\]|~]/g, '\\$&').replace(/&/g, '&amp;').replace(/</g, '&lt;');
 /** A code span that holds any text: the fence is one backtick longer than the longest run inside. */
 const code = (s: string) => {
   const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((r) => r.length));
@@ -60,9 +63,9 @@ interface Section {
   list: SummaryList;
 }
 
-function sections(s: RunSummaryResponse): Section[] {
+function sections(s: RunSummaryResponse, format: SummaryFormat): Section[] {
   return [
-    { heading: `New failures since the last run on ${s.base.branch}`, list: s.newFailures },
+    { heading: `New failures since the last run on ${format === 'markdown' ? md(clip(s.base.branch, 200)) : clip(s.base.branch, 200)}`, list: s.newFailures },
     { heading: 'Failed tests', list: s.failed },
     { heading: 'Fixed', list: s.fixed },
     { heading: 'Flaky (passed on a retry)', list: s.flaky },
@@ -105,7 +108,7 @@ const markdown: Style = {
   foot(s) {
     return [`[Open the run in testreport](${s.run.url})`, s.run.ciBuildUrl ? ` · [CI build](${s.run.ciBuildUrl})` : ''].join('');
   },
-  heading: (title, total) => `#### ${md(title)} (${total})\n`,
+  heading: (title, total) => `#### ${title} (${total})\n`,
   item(t) {
     const where = t.filePath ? ` — ${code(clip(t.filePath, 200))}` : '';
     const mark = t.quarantined ? ' _(quarantined)_' : '';
@@ -154,7 +157,7 @@ export function renderRunSummary(s: RunSummaryResponse, opts: RenderOptions): st
   const max = opts.maxChars ?? SUMMARY_MAX_CHARS;
   const head = style.head(s);
   const foot = style.foot(s);
-  const parts = sections(s);
+  const parts = sections(s, opts.format);
   let remaining = max - head.length - foot.length - style.join.length * (parts.length + 1) - LIST_OVERHEAD * parts.length;
   const rendered = parts.map((sec, i) => {
     const share = Math.max(0, Math.floor(remaining / (parts.length - i)));
