@@ -56,6 +56,9 @@ const code = (s: string) => {
   return `${fence}${longest ? ' ' : ''}${s}${longest ? ' ' : ''}${fence}`;
 };
 
+/** A URL the run was sent with (not one the server made) as a link target that cannot end the link early. */
+const linkTarget = (url: string) => url.replace(/[\s()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
 const ICON: Record<string, string> = { passed: '✅', failed: '❌', running: '⏳', cancelled: '⚪' };
 
 interface Section {
@@ -102,11 +105,12 @@ const markdown: Style = {
         ? `Compared with [the last finished run on ${base}](${s.base.run.url}): **${plural(s.newFailures.total, 'new failure')}**, ${s.fixed.total} fixed.`
         : `No finished run on ${base} to compare with, so no failure is counted as new.`,
     );
-    if (s.quarantinedFailures.total > 0) lines.push('', `${plural(s.quarantinedFailures.total, 'failure is', 'failures are')} of quarantined tests.`);
+    const q = s.quarantinedFailures.total;
+    if (q > 0) lines.push('', `${q} of the failures ${q === 1 ? 'is a quarantined test' : 'are quarantined tests'}.`);
     return lines.join('\n');
   },
   foot(s) {
-    return [`[Open the run in testreport](${s.run.url})`, s.run.ciBuildUrl ? ` · [CI build](${s.run.ciBuildUrl})` : ''].join('');
+    return [`[Open the run in testreport](${s.run.url})`, s.run.ciBuildUrl ? ` · [CI build](${linkTarget(s.run.ciBuildUrl)})` : ''].join('');
   },
   heading: (title, total) => `#### ${title} (${total})\n`,
   item(t) {
