@@ -84,11 +84,11 @@ export function registerSummary(program: Command): void {
     .command('summary')
     .summary('summarise a run for CI: counts, failures, new failures, fixed, flaky and quarantined tests')
     .description(
-      'Summarise a run: counts, pass rate, duration, the failed tests with their first error line and dashboard links,\n' +
-        'failures that are new since the last finished run on the base branch, tests fixed, flaky tests and quarantined\n' +
-        'failures. Markdown output is one pull/merge-request comment, starting with the line <!-- testreport-summary -->\n' +
-        'so a CI step can find and update its earlier comment. On GitHub Actions the Markdown is also appended to the\n' +
-        'job summary ($GITHUB_STEP_SUMMARY). Long lists are cut to stay under 60,000 characters, with a count of the rest.',
+      'Summarise a run: counts, pass rate, duration, the failed tests with their first error line and dashboard links, ' +
+        'failures that are new since the last finished run on the base branch, tests fixed, flaky tests and quarantined failures. ' +
+        'Markdown output is one pull/merge-request comment starting with the line <!-- testreport-summary -->, so a CI step can ' +
+        'find and update its earlier comment. On GitHub Actions the Markdown is also appended to the job summary ' +
+        '($GITHUB_STEP_SUMMARY). Long lists are cut to stay under 60,000 characters, with a count of the rest.',
     )
     .option('--run <id>', 'the run to summarise')
     .option('--build <ciBuildId>', 'the newest run of this CI build (default: the build this CI job belongs to)')
