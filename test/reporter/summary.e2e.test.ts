@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +30,32 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
+
+/**
+ * A proxy in front of the test server that passes everything through except the run summary, which
+ * it never answers: a server too slow for the job summary.
+ */
+async function summaryBlackHole(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const held: import('node:http').ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    if (/\/runs\/[^/]+\/summary/.test(req.url ?? '')) return void held.push(res);
+    const up = request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
 
 async function playwright(extra: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const dir = tempDir();
@@ -79,6 +107,23 @@ describe('job summary on GitHub Actions', () => {
     const runId = await latestRunId();
     expect(pw.stderr).toContain(`${s.url}/runs/${runId}`);
     expect(pw.stderr.match(/\[testreport\] the job summary was not written: .+/g)).toHaveLength(1);
+  });
+
+  it('a server that never answers the summary costs one warning after the time limit; the run is reported', { timeout: 120_000 }, async () => {
+    const proxy = await summaryBlackHole(s.url);
+    try {
+      const file = join(tempDir(), 'step-summary.md');
+      writeFileSync(file, '');
+      const pw = await playwright({ TR_SUMMARY: '1', GITHUB_STEP_SUMMARY: file, TESTREPORT_URL: proxy.url });
+      expect(pw.code).toBe(1);
+      const runId = await latestRunId();
+      expect(pw.stderr).toContain(`${proxy.url}/runs/${runId}`);
+      expect((await s.api('GET', `/runs/${runId}`, { auth: s.apiKey })).body).toMatchObject({ status: 'failed', failedTests: 1, flakyTests: 1 });
+      expect(pw.stderr.match(/\[testreport\] the job summary was not written: .+/g)).toHaveLength(1);
+      expect(readFileSync(file, 'utf8')).toBe('');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('without summary: true nothing is written', { timeout: 120_000 }, async () => {

@@ -8,6 +8,8 @@ export interface StepSummaryOptions {
   /** Branch to compare with; default the project's default branch (server side). */
   base?: string;
   env?: Record<string, string | undefined>;
+  /** Cancels the read (retries included), e.g. `AbortSignal.timeout(ms)`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface StepSummaryOptions {
 export async function appendStepSummary(client: TestReportClient, runId: string, opts: StepSummaryOptions = {}): Promise<string | null> {
   const file = (opts.env ?? process.env).GITHUB_STEP_SUMMARY;
   if (!file) return null;
-  const summary = await client.runs.summary(runId, { limit: STEP_SUMMARY_LIMIT, ...(opts.base ? { base: opts.base } : {}) });
+  const summary = await client.runs.summary(runId, { limit: STEP_SUMMARY_LIMIT, ...(opts.base ? { base: opts.base } : {}) }, opts.signal ? { signal: opts.signal } : undefined);
   await appendStepSummaryText(file, renderRunSummary(summary, { format: 'markdown' }));
   return file;
 }
