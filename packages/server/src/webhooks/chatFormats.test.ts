@@ -201,6 +201,27 @@ describe('new failures in chat messages', () => {
     expect(texts).toContain('First failures (2 of 2)');
     await dropHooks();
   });
+
+  it('many long new failures stay within Slack limits and Teams size, and the rest are counted', async () => {
+    mark();
+    await createHook({ url: receiver.url, format: 'slack', events: ['run.failed'] });
+    await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
+    await failingRun(); // 80 failures with 400-character titles, none of them in the last run on main
+    await deliver();
+    const got = await arrived(2);
+    const slack = JSON.parse(got.find((r) => JSON.parse(r.body).blocks)!.body);
+    expectSlackShape(slack);
+    const blocks = JSON.stringify(slack.blocks);
+    expect(blocks).toContain(`New failures: ${FAILURES} since the last run on main`);
+    const listed = (blocks.match(/:new: /g) ?? []).length;
+    expect(listed).toBeGreaterThan(0);
+    expect(listed).toBeLessThanOrEqual(10);
+    expect(blocks).toContain(`…and ${FAILURES - listed} more new failures`);
+    const teams = got.find((r) => JSON.parse(r.body).type === 'message')!;
+    expect(Buffer.byteLength(teams.body)).toBeLessThan(28_000);
+    expect(teams.body).toContain(`…and ${FAILURES - 10} more new failures`);
+    await dropHooks();
+  });
 });
 
 describe('webhook format', () => {

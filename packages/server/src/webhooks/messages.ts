@@ -82,12 +82,17 @@ export function slackMessage({ event, run, failures, newFailures }: Message): { 
   const newLine = newFailures && newHeading(newFailures, run.failedTests);
   if (newFailures && newLine) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*${slackEscape(newLine)}*`, SLACK_LIMITS.sectionText) } });
-    const shown = newFailures.items.slice(0, MAX_LISTED_FAILURES);
-    if (shown.length) {
-      const lines = shown.map((f) => `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}`);
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(lines.join('\n'), SLACK_LIMITS.sectionText) } });
+    // One section, filled with whole lines while they fit; the rest are counted below it.
+    const lines: string[] = [];
+    let size = 0;
+    for (const f of newFailures.items.slice(0, MAX_LISTED_FAILURES)) {
+      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}`;
+      if (size + line.length + 1 > SLACK_LIMITS.sectionText) break;
+      lines.push(line);
+      size += line.length + 1;
     }
-    if (newFailures.total > shown.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${newFailures.total - shown.length} more new failures` }] });
+    if (lines.length) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } });
+    if (newFailures.total > lines.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${newFailures.total - lines.length} more new failures` }] });
   }
   const listed = failures.slice(0, MAX_LISTED_FAILURES);
   if (listed.length) {
