@@ -109,16 +109,21 @@ describe('shards finish the run', () => {
     await end(runId, 1, 'passed', { totalTests: 2, passedTests: 2 });
     await end(runId, 3, 'passed', { totalTests: 1, flakyTests: 1 });
     expect(await sdk.runs.get(runId)).toMatchObject({ status: 'running', finishedShards: 2, finishCount: 0 });
-    const done = await end(runId, 2, 'failed', { totalTests: 3, passedTests: 1, failedTests: 1, skippedTests: 1 });
+    const shard2End = { status: 'failed', shardCurrent: 2, duration: 2500, totalTests: 3, passedTests: 1, failedTests: 1, skippedTests: 1 } as const;
+    await sdk.runs.update(runId, shard2End);
+    const done = await sdk.runs.get(runId);
+    // Shards run side by side: the run took as long as its longest shard.
+    expect(done.duration).toBe(2500);
     expect(done).toMatchObject({ status: 'failed', totalTests: 6, passedTests: 3, failedTests: 1, skippedTests: 1, flakyTests: 1, passRate: 50 });
     // A retried PATCH of a shard that already ended finishes nothing again.
-    await end(runId, 2, 'failed', { totalTests: 3, passedTests: 1, failedTests: 1, skippedTests: 1 });
+    await sdk.runs.update(runId, shard2End);
 
     const run = await sdk.runs.get(runId);
     expect(run).toMatchObject({ status: 'failed', finishedShards: 3, shardTotal: 3, finishReason: 'shards', finishCount: 1, totalTests: 6 });
     const shards = await sdk.runs.shards(runId);
     expect(shards.data.map((s) => [s.index, s.attempt, s.status, s.totalTests])).toEqual([[1, 1, 'passed', 2], [2, 1, 'failed', 3], [3, 1, 'passed', 1]]);
-    expect(shards.data.every((s) => s.finishedAt !== null && s.duration === 1000)).toBe(true);
+    expect(shards.data.map((s) => s.duration)).toEqual([1000, 2500, 1000]);
+    expect(shards.data.every((s) => s.finishedAt !== null)).toBe(true);
     expect(await deliveries()).toEqual({ completed: before.completed + 1, failed: before.failed + 1 });
   });
 
@@ -292,5 +297,25 @@ describe('runs without a build id are unchanged', () => {
     await sdk.runs.update(a.body.id, { status: 'passed' });
     expect(await deliveries()).toEqual({ completed: before.completed + 1, failed: before.failed + 1 });
     expect(await sdk.runs.shards(a.body.id)).toEqual({ data: [] });
+  });
+});
+
+describe('re-run after a timeout', () => {
+  it('a reopened run whose timed-out shard never comes back finishes again when the re-run shard ends', async () => {
+    const ciBuildId = newBuild();
+    const run = await join(ciBuildId, 1, 2, { attempt: 1 });
+    await join(ciBuildId, 2, 2, { attempt: 1 });
+    await sdk.tests.createBatch([aTest(run.id, 'rt', 'failed')]);
+    await end(run.id, 1, 'failed');
+    minutes(31);
+    await t.server.services.shardTimeouts.checkOnce();
+    expect(await sdk.runs.get(run.id)).toMatchObject({ status: 'failed', finishReason: 'timeout', finishedShards: 1, finishCount: 1 });
+
+    await join(ciBuildId, 1, 2, { attempt: 2 });
+    expect(await sdk.runs.get(run.id)).toMatchObject({ status: 'running', finishReason: null });
+    await sdk.tests.createBatch([aTest(run.id, 'rt', 'passed')]);
+    const done = await end(run.id, 1, 'passed', {}, 2);
+    // Shard 2 stays given up: the run finishes again at once, still "1 of 2" and still by timeout.
+    expect(done).toMatchObject({ status: 'passed', finishReason: 'timeout', finishedShards: 1, finishCount: 2, flakyTests: 1, failedTests: 0 });
   });
 });
