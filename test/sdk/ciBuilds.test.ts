@@ -160,6 +160,14 @@ describe('CI re-runs', () => {
     expect((await sdk.runs.shards(s1.id)).data.map((s) => [s.index, s.attempt, s.status])).toEqual([[1, 1, 'failed'], [1, 2, 'failed'], [2, 1, 'passed']]);
     expect(await deliveries()).toEqual({ completed: before.completed + 1, failed: before.failed + 1 });
 
+    // The run page: shards with the superseded attempt, the healed test under "flaky", suite counts per latest attempt.
+    const html = await fetch(`${t.url}/runs/${s1.id}`, { headers: { cookie: t.owner.cookie } }).then((r) => r.text());
+    expect(html).toContain('Shards (2 of 2 finished)');
+    expect(html).toContain('All 2 shards finished, finished 2 times');
+    expect(html).toContain('1 (superseded)');
+    expect(html).toContain('Flaky in this run (1)');
+    expect(html).toMatch(/tests\/ci\.spec\.ts<\/td><td class="num">3<\/td><td class="num s-passed">1<\/td><td class="num s-failed">1<\/td><td class="num s-flaky">1<\/td>/);
+
     const flaky = await sdk.flakiness.list({ projectId: t.projectId });
     const heals = flaky.data.find((e) => e.fullTitle === 'suite > heals');
     expect(heals).toMatchObject({ totalRuns: 2, flakyRuns: 2, flakinessScore: 1 });
