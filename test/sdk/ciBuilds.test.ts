@@ -127,11 +127,16 @@ describe('shards finish the run', () => {
     expect(await deliveries()).toEqual({ completed: before.completed + 1, failed: before.failed + 1 });
   });
 
-  it('PATCH for a shard beyond shardTotal is a 400 naming shardCurrent', async () => {
+  it('PATCH for a shard beyond shardTotal, or with counts that do not add up, is a 400 naming the field', async () => {
     const run = await join(newBuild(), 1, 2);
     const err = await sdk.runs.update(run.id, { status: 'passed', shardCurrent: 3 }).catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.details).toMatchObject({ field: 'shardCurrent', reason: 'out_of_range' });
+    // A shard's counts must add up, as a run's do; nothing is written.
+    const bad = await sdk.runs.update(run.id, { status: 'passed', shardCurrent: 2, totalTests: 2, passedTests: 3 }).catch((e) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(bad.details).toMatchObject({ field: 'passedTests', reason: 'out_of_range' });
+    expect((await sdk.runs.shards(run.id)).data.map((s) => [s.index, s.status])).toEqual([[1, 'running']]);
   });
 });
 

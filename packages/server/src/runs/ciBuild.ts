@@ -24,6 +24,21 @@ function longestShard(latest: ShardRow[]): number | null {
   return reported.length ? Math.max(...reported) : null;
 }
 
+const SHARD_PARTS = [['passedTests', 'passed_tests'], ['failedTests', 'failed_tests'], ['skippedTests', 'skipped_tests'], ['flakyTests', 'flaky_tests']] as const;
+
+/** A shard's reported counts must add up like a run's (runs/counts.ts): no part, nor their sum, above totalTests. */
+function checkShardCounts(shard: ShardRow, patch: RunUpdate) {
+  const total = patch.totalTests ?? shard.total_tests;
+  if (total === null) return;
+  let sum = 0;
+  for (const [field, col] of SHARD_PARTS) {
+    const n = patch[field] ?? shard[col] ?? 0;
+    if (n > total) throw new ValidationError(field, 'out_of_range', `${field}: ${field} (${n}) cannot exceed totalTests (${total})`);
+    sum += n;
+  }
+  if (sum > total) throw new ValidationError('totalTests', 'out_of_range', `totalTests: passed + failed + skipped + flaky (${sum}) cannot exceed totalTests (${total})`);
+}
+
 const shardRow = (runId: string, index: number, attempt: number, at: string): ShardRow => ({
   run_id: runId, shard_index: index, attempt, status: 'running',
   total_tests: null, passed_tests: null, failed_tests: null, skipped_tests: null, flaky_tests: null,
@@ -121,6 +136,7 @@ export function createCiBuilds(
       await ctx.shards.insert(shard);
       shards.push(shard);
     }
+    checkShardCounts(shard, patch);
     const ends = patch.status !== undefined && patch.status !== 'running';
     const wasEnded = ENDED_SHARD.has(shard.status);
     const set = {
