@@ -289,6 +289,10 @@ describe('complete and cancel', () => {
     }
     const member = clientFor(t, await t.createUser({ teamId: t.teamId, role: 'member' }));
     expect(await member.runs.complete(plain.id)).toMatchObject({ status: 'passed', finishReason: 'complete', finishedShards: null, group: null });
+    // Counts a PATCH stored decide, as readers see them.
+    const patched = await sdk.runs.create({ projectId: t.projectId, status: 'running' });
+    await sdk.runs.update(patched.id, { totalTests: 2, passedTests: 1, failedTests: 1 });
+    expect(await sdk.runs.complete(patched.id)).toMatchObject({ status: 'failed', failedTests: 1, finishReason: 'complete', finishCount: 1 });
     const other = await t.createOtherTenant();
     const hidden = await t.api('POST', `/runs/${plain.id}/cancel`, { auth: other.apiKey });
     expect(hidden.status).toBe(404);
