@@ -202,7 +202,6 @@ export function createCiBuilds(
       if (input.status !== 'running') row = await shardEnded(row, { status: input.status, shardCurrent: index, attempt });
       return { row, created, attempt };
     },
-
   };
 }
 export type CiBuilds = ReturnType<typeof createCiBuilds>;
