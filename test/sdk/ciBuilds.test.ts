@@ -229,7 +229,8 @@ describe('inactivity timeout and late shards', () => {
 
       // Passes of 20 until nothing is due (failed sends to the other hook are rescheduled, not due again).
       while ((await t.server.services.webhooks.deliverDueOnce()) > 0);
-      const payloads = receiver.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.run.id === run.id);
+      // The worker sends in parallel: order by finish, not by arrival.
+      const payloads = receiver.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.run.id === run.id).sort((x, y) => x.data.run.finishCount - y.data.run.finishCount);
       expect(payloads.map((p) => [p.event, p.data.run.status, p.data.run.finishCount, p.data.run.reopened, p.data.run.finishReason, p.data.run.finishedShards])).toEqual([
         ['run.completed', 'passed', 1, false, 'timeout', 2],
         ['run.completed', 'failed', 2, true, 'shards', 3],
