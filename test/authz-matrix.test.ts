@@ -104,6 +104,9 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'runs.get': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}` }) },
   'runs.update': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/runs/${await fresh.run()}`, body: { status: 'passed' } }) },
   'runs.summary': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/summary` }) },
+  'runs.shards': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/shards` }) },
+  'runs.complete': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/complete` }) },
+  'runs.cancel': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/cancel` }) },
   'runs.delete': { allow: ADMIN_OR_KEY, scope: 'resource', build: async () => ({ method: 'DELETE', path: `/runs/${await fresh.run()}` }) },
   'tests.create': {
     allow: REPORT,

@@ -62,6 +62,9 @@ export const endpoints = {
   'runs.list': e({ ...api, method: 'GET', path: '/runs', rateGroup: 'runsRead', status: 200, summary: 'List runs of a project, newest first', query: R.runListQuery, response: R.runList }),
   'runs.get': e({ ...api, method: 'GET', path: '/runs/:id', rateGroup: 'runsRead', status: 200, summary: 'Get a run', params: idParam, response: R.run }),
   'runs.update': e({ ...api, method: 'PATCH', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Update status, counts and duration of a run', params: idParam, body: R.runUpdate, response: R.runUpdated }),
+  'runs.shards': e({ ...api, method: 'GET', path: '/runs/:id/shards', rateGroup: 'runsRead', status: 200, summary: 'Every attempt of every shard of a CI-build run', params: idParam, response: R.shardList }),
+  'runs.complete': e({ ...api, method: 'POST', path: '/runs/:id/complete', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run now from what is stored', params: idParam, response: R.run }),
+  'runs.cancel': e({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled', params: idParam, response: R.run }),
   'runs.delete': e({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts', params: idParam, response: R.runDeleted }),
   'runs.summary': e({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run', params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
   // Tests

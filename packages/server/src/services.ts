@@ -21,6 +21,7 @@ import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
 import { createRunSummaries } from './runs/summary.js';
+import { createShardTimeouts } from './runs/timeouts.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
@@ -39,6 +40,8 @@ export function createServices(deps: Deps) {
   const retention = createRetentionService(deps);
   const runSummaries = createRunSummaries(deps, projects.internal);
   const webhooks = createWebhookService(deps, runSummaries);
+  const runs = createRunService(deps);
+  const shardTimeouts = createShardTimeouts(deps, runs);
 
   const services = {
     deps,
@@ -48,8 +51,9 @@ export function createServices(deps: Deps) {
     teams,
     members: createMemberService(deps),
     projects,
-    runs: createRunService(deps),
-    tests: createTestService(deps),
+    runs,
+    shardTimeouts,
+    tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
     runOverview: createRunOverview(deps),
     runSummaries,
@@ -63,7 +67,7 @@ export function createServices(deps: Deps) {
     bootstrap: createBootstrapService({ users, teams, projects, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
-    jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
+    jobs: [retention.job, webhooks.job, shardTimeouts.job].filter((j): j is BackgroundJob => j !== undefined),
   };
   return services;
 }

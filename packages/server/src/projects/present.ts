@@ -10,5 +10,6 @@ export const toSettings = (r: Selectable<ProjectSettingsTable>): ProjectSettings
   flakinessThreshold: r.flakiness_threshold,
   autoQuarantineEnabled: bool(r.auto_quarantine_enabled),
   defaultBranch: r.default_branch,
+  shardTimeoutMinutes: r.shard_timeout_minutes,
   updatedAt: r.updated_at,
 });

@@ -14,6 +14,7 @@ async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
       flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
       auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
       default_branch: SETTINGS_DEFAULTS.defaultBranch,
+      shard_timeout_minutes: SETTINGS_DEFAULTS.shardTimeoutMinutes,
       updated_at: project.created_at,
     })
     .execute();

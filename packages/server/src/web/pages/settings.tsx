@@ -26,6 +26,10 @@ export function ProjectSettingsPage({ nav, settings, flash }: { nav: NavData; se
           <input type="text" name="defaultBranch" required maxlength={255} value={settings.defaultBranch} disabled={!canEdit} />
         </label>
         <label>
+          Finish a CI build's run after no shard reported for (minutes)
+          <input type="number" name="shardTimeoutMinutes" min={1} max={1440} value={String(settings.shardTimeoutMinutes)} disabled={!canEdit} />
+        </label>
+        <label>
           <span>
             <input type="checkbox" name="autoQuarantineEnabled" value="true" checked={settings.autoQuarantineEnabled} disabled={!canEdit} /> Quarantine tests above the threshold automatically
           </span>
