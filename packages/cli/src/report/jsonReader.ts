@@ -23,7 +23,7 @@ export class JsonReader {
   private readonly chunks: AsyncIterator<Buffer>;
   private readonly stream: ReturnType<typeof createReadStream>;
 
-  constructor(file: string, chunkBytes = 1024 * 1024) {
+  constructor(file: string, chunkBytes = 256 * 1024) {
     this.stream = createReadStream(file, { highWaterMark: chunkBytes });
     this.chunks = (this.stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   }
