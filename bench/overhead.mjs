@@ -71,8 +71,9 @@ export async function benchOverhead({ quick, log }) {
       }
       const ours = result.variants['dot+testreport'];
       const json = result.variants['dot+json'];
-      result.meetsTargets = ours.wallRatio <= 1.05 && ours.wallMs <= json.wallMs;
-      log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall, ${((ours.cpuRatio - 1) * 100).toFixed(1)}% CPU (target ≤ 5% wall and ≤ json's ${((json.wallRatio - 1) * 100).toFixed(1)}% wall, ${((json.cpuRatio - 1) * 100).toFixed(1)}% CPU)`);
+      // The target (issue 18): no more than 3 points of wall time above Playwright's own json reporter.
+      result.meetsTargets = ours.wallRatio <= json.wallRatio + 0.03;
+      log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall, ${((ours.cpuRatio - 1) * 100).toFixed(1)}% CPU; json ${((json.wallRatio - 1) * 100).toFixed(1)}% wall, ${((json.cpuRatio - 1) * 100).toFixed(1)}% CPU  (target ≤ json + 3 points wall: ${result.meetsTargets ? 'meets target' : 'misses target'})`);
       return result;
     } finally {
       await server.stop();

@@ -51,6 +51,20 @@ for (const dbKind of dbs) {
     }
   }
 }
+// The large upload against the server's own batch ingestion, both measured in this run (target ≥ 50%).
+for (const dbKind of dbs) {
+  const tag = values.db === 'sqlite' ? '' : `[${dbKind}] `;
+  const large = results.parts[dbKind]?.upload?.large;
+  const batch = results.parts[dbKind]?.ingest?.batch?.testsPerSecond;
+  if (!large?.testsPerSecond) continue;
+  if (!batch) {
+    log(`upload  ${tag}large upload vs batch ingestion: run the ingest part in the same run (--only ingest,upload) to compare`);
+    continue;
+  }
+  const share = large.testsPerSecond / batch;
+  Object.assign(results.parts[dbKind].upload, { largeShareOfBatch: share, largeMeetsTargets: share >= 0.5 && large.flat });
+  log(`upload  ${tag}${large.tests.toLocaleString('en-US')}-test upload ÷ batch ingestion: ${fmt(large.testsPerSecond)} ÷ ${fmt(batch)} tests/s = ${(share * 100).toFixed(0)}%, memory ${large.flat ? 'flat' : 'not flat'}  (target ≥ 50%, flat: ${share >= 0.5 && large.flat ? 'meets target' : 'misses target'})`);
+}
 const sqliteBatch = results.parts.sqlite?.ingest?.batch?.testsPerSecond;
 const pgBatch = results.parts.postgres?.ingest?.batch?.testsPerSecond;
 if (sqliteBatch && pgBatch) {
