@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -15,35 +15,51 @@ export class JsonSyntaxError extends Error {}
  * bounded by the largest single value (a spec), not the file.
  */
 export class JsonReader {
-  private buf: Buffer = Buffer.alloc(0);
+  /** One buffer for the whole file: the unread rest moves to its front, new bytes are read behind it. */
+  private buf: Buffer;
+  /** Bytes of `buf` that hold data. */
+  private len = 0;
   private pos = 0;
   /** File offset of buf[0], for error messages. */
   private base = 0;
   private done = false;
-  private readonly chunks: AsyncIterator<Buffer>;
-  private readonly stream: ReturnType<typeof createReadStream>;
+  private readonly handle: Promise<FileHandle>;
 
   constructor(file: string, chunkBytes = 256 * 1024) {
-    this.stream = createReadStream(file, { highWaterMark: chunkBytes });
-    this.chunks = (this.stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    this.buf = Buffer.allocUnsafe(chunkBytes);
+    this.handle = open(file, 'r');
+    // Opening errors surface on the first read; until then nobody awaits the promise.
+    this.handle.catch(() => {});
   }
 
   close(): void {
-    this.stream.destroy();
+    this.handle.then((h) => h.close()).catch(() => {});
   }
 
-  /** Appends the next chunk, keeping the unread rest; false at the end of the file. */
+  /**
+   * Reads more of the file behind the unread rest, with no allocation unless one value is larger
+   * than the buffer (which then doubles); false at the end of the file.
+   */
   private async more(): Promise<boolean> {
     if (this.done) return false;
-    const { value, done } = await this.chunks.next();
-    if (done) {
+    const rest = this.len - this.pos;
+    if (this.pos > 0) {
+      this.buf.copy(this.buf, 0, this.pos, this.len);
+      this.base += this.pos;
+      this.pos = 0;
+      this.len = rest;
+    }
+    if (this.len === this.buf.length) {
+      const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    const { bytesRead } = await (await this.handle).read(this.buf, this.len, this.buf.length - this.len, null);
+    if (bytesRead === 0) {
       this.done = true;
       return false;
     }
-    const rest = this.buf.length - this.pos;
-    this.base += this.pos;
-    this.buf = rest ? Buffer.concat([this.buf.subarray(this.pos), value]) : value;
-    this.pos = 0;
+    this.len += bytesRead;
     return true;
   }
 
@@ -54,9 +70,9 @@ export class JsonReader {
   /** The next byte that is not whitespace, not consumed; -1 at the end of the file. */
   async peek(): Promise<number> {
     for (;;) {
-      const { buf } = this;
-      while (this.pos < buf.length && isSpace(buf[this.pos])) this.pos++;
-      if (this.pos < buf.length) return buf[this.pos];
+      const { buf, len } = this;
+      while (this.pos < len && isSpace(buf[this.pos])) this.pos++;
+      if (this.pos < len) return buf[this.pos];
       if (!(await this.more())) return -1;
     }
   }
@@ -107,14 +123,14 @@ export class JsonReader {
     const scan: Scan = { i: this.pos + 1, depth: first === 0x7b || first === 0x5b ? 1 : 0, inString: first === QUOTE };
     let end: number;
     for (;;) {
-      end = scanValue(this.buf, this.pos, scan);
+      end = scanValue(this.buf, this.len, this.pos, scan);
       if (end >= 0) break;
       // Indices are relative to the unread rest, which moves to the front of the buffer.
       const consumed = this.pos;
       if (!(await this.more())) {
         // A number or literal may end the file; anything else is cut short.
         if (scan.depth === 0 && !scan.inString && first !== QUOTE) {
-          end = this.buf.length;
+          end = this.len;
           break;
         }
         this.fail('unexpected end of file');
@@ -144,9 +160,8 @@ interface Scan {
  * then says where to resume once more bytes are appended). Only finds the boundary; JSON.parse
  * validates the bytes.
  */
-function scanValue(buf: Buffer, start: number, s: Scan): number {
+function scanValue(buf: Buffer, len: number, start: number, s: Scan): number {
   const first = buf[start];
-  const len = buf.length;
   let i = s.i;
   if (first === QUOTE || s.depth > 0) {
     let depth = s.depth;
@@ -154,7 +169,8 @@ function scanValue(buf: Buffer, start: number, s: Scan): number {
     while (i < len) {
       if (inString) {
         const q = buf.indexOf(QUOTE, i);
-        if (q < 0) {
+        // Bytes past `len` are left over from earlier reads.
+        if (q < 0 || q >= len) {
           i = len;
           break;
         }
