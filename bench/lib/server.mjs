@@ -23,7 +23,9 @@ export function initDataDir(dataDir, db) {
 const dbArgs = (db) => (db?.databaseUrl ? ['--database-url', db.databaseUrl] : []);
 
 export async function startServer(dataDir, { env = {}, nodeArgs = [], db } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
+  // BENCH_CPU_PROF=<dir>: every server of the run writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, ...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
     env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
