@@ -30,7 +30,7 @@ export async function startServer(dataDir, { env = {}, nodeArgs = [], db } = {})
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); if (process.env.BENCH_SERVER_STDERR) process.stderr.write(d); });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);

@@ -7,6 +7,12 @@ export interface RowsWrite {
 }
 export type BuildWrite = (rows: readonly Record<string, unknown>[]) => RowsWrite;
 
+/**
+ * Runs one statement at once on the connection held by the caller, for a dialect whose driver is
+ * synchronous underneath (better-sqlite3): no promise and result object per row.
+ */
+export type RunStatement = (sql: string, parameters: readonly unknown[]) => unknown[];
+
 /** Stands for a column's value while the one-row statement is compiled; never reaches the database. */
 const MARKER = '\u0000testreport-column\u0000';
 
@@ -18,7 +24,7 @@ const MARKER = '\u0000testreport-column\u0000';
  * go is found by compiling with a marker per column; other parameters (constants in the builder)
  * stay as compiled. Rows must all have the keys of the first row (`undefined` is stored as NULL).
  */
-export async function runPerRow(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite): Promise<unknown[]> {
+export async function runPerRow(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, runSync?: RunStatement): Promise<unknown[]> {
   if (rows.length === 0) return [];
   const columns = Object.keys(rows[0]);
   const compiled = build([Object.fromEntries(columns.map((c) => [c, MARKER + c]))]).compile();
@@ -28,6 +34,10 @@ export async function runPerRow(db: Kysely<any>, rows: readonly Record<string, u
   await db.getExecutor().provideConnection(async (conn) => {
     for (const row of rows) {
       const parameters = slots.map((col, i) => (col === null ? constants[i] : (row[col] ?? null)));
+      if (runSync) {
+        for (const r of runSync(compiled.sql, parameters)) out.push(r);
+        continue;
+      }
       // A plain object rather than CompiledQuery.raw(): no frozen copy and query node per row.
       const result = await conn.executeQuery({ sql: compiled.sql, parameters, query: compiled.query, queryId: compiled.queryId });
       for (const r of result.rows) out.push(r);

@@ -1,8 +1,8 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { OperationNodeTransformer, SqliteDialect, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
+import { OperationNodeTransformer, SqliteDialect, type Kysely, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
-import { runPerRow } from '../perRow.js';
+import { runPerRow, type RunStatement } from '../perRow.js';
 
 const LOCKING = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
 
@@ -56,6 +56,24 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
   };
 }
 
+const statementsByAdapter = new WeakMap<object, SqliteDatabase>();
+
+/**
+ * Runs a statement synchronously on the one connection, skipping the driver's per-query promise
+ * and result object: `runPerRow` calls it only while it holds that connection.
+ */
+function statementsOf(db: Kysely<any>): RunStatement | undefined {
+  const statements = statementsByAdapter.get(db.getExecutor().adapter);
+  if (!statements) return undefined;
+  return (source, parameters) => {
+    const stmt = statements.prepare(source) as unknown as Database.Statement;
+    if (stmt.reader) return stmt.all(parameters as unknown[]) as unknown[];
+    stmt.run(parameters as unknown[]);
+    return NO_ROWS;
+  };
+}
+const NO_ROWS: unknown[] = [];
+
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
@@ -71,9 +89,9 @@ export const sqlite: DialectSupport = {
   // caller's transaction. Cheaper than multi-row VALUES, whose 4,600-parameter statements Kysely
   // compiled and SQLite prepared anew on every batch (docs/benchmarks.md).
   async insertMany(db, table, rows) {
-    await runPerRow(db, rows, (part) => db.insertInto(table).values(part));
+    await runPerRow(db, rows, (part) => db.insertInto(table).values(part), statementsOf(db));
   },
-  writeMany: (db, rows, build) => runPerRow(db, rows, build),
+  writeMany: (db, rows, build) => runPerRow(db, rows, build, statementsOf(db)),
   open(url) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);
@@ -83,6 +101,21 @@ export const sqlite: DialectSupport = {
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    return { dialect: new SqliteDialect({ database: withStatementCache(db) }), plugins: [rowLockPlugin] };
+    const statements = withStatementCache(db);
+    const dialect = new SqliteDialect({ database: statements });
+    return {
+      dialect: {
+        // The adapter is shared by the database and its transactions: the key to find the statements.
+        createAdapter: () => {
+          const adapter = dialect.createAdapter();
+          statementsByAdapter.set(adapter, statements);
+          return adapter;
+        },
+        createDriver: () => dialect.createDriver(),
+        createQueryCompiler: () => dialect.createQueryCompiler(),
+        createIntrospector: (k) => dialect.createIntrospector(k),
+      },
+      plugins: [rowLockPlugin],
+    };
   },
 };
