@@ -42,6 +42,7 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
   const batchRuns = quick ? 1 : 10;
   const dataDir = tempDir('ingest');
   const floorDir = tempDir('floor');
+  const floorDir2 = tempDir('floor-batch');
   const database = await openBenchDatabase(dbKind, dataDir);
   try {
     const { projectId, apiKey } = initDataDir(dataDir, database);
@@ -54,7 +55,7 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
       await call('POST', '/tests/batch', { tests: Array.from({ length: 50 }, (_, i) => testBody({ runId: warmRun, projectId, i: 900_000 + i })) });
 
       const singleRun = await newRun(call, projectId);
-      let t0 = performance.now();
+      const t0 = performance.now();
       await pool(singleCount, CONCURRENCY, (i) => call('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
       const singleSec = (performance.now() - t0) / 1000;
       result.single = { tests: singleCount, concurrency: CONCURRENCY, seconds: singleSec, testsPerSecond: singleCount / singleSec };
@@ -72,35 +73,17 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
 
       // The floor: the same tests as rows built beforehand, inserted by one process in one
       // transaction, with the server's durability settings (WAL, synchronous=FULL).
-      const floor = initDataDir(floorDir);
-      const db = new Database(join(floorDir, 'testreport.db'));
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('foreign_keys = ON');
-      const insertRun = db.prepare(`INSERT INTO runs (id, project_id, status, branch, tags, grep_patterns, created_at, updated_at) VALUES (?, ?, 'running', 'main', '[]', '[]', ?, ?)`);
-      const stmts = prepareStatements(db);
-      const runIds = new Map();
-      for (const b of batches) {
-        if (!runIds.has(b[0].runId)) {
-          const now = new Date().toISOString();
-          const id = `floor-${runIds.size}`;
-          insertRun.run(id, floor.projectId, now, now);
-          runIds.set(b[0].runId, id);
-        }
-      }
-      const rows = batches.flatMap((b) => b.map((t) => buildRows({ ...t, projectId: floor.projectId, runId: runIds.get(t.runId) }, { commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0' })));
-      t0 = performance.now();
-      db.transaction(() => {
-        for (const r of rows) insertRows(stmts, r);
-      })();
-      const floorSec = (performance.now() - t0) / 1000;
-      db.close();
-      result.floor = { tests: batchTotal, seconds: floorSec, testsPerSecond: batchTotal / floorSec };
+      result.floor = writeFloor(floorDir, batches, [batches.flat()]);
       result.batchShareOfFloor = result.batch.testsPerSecond / result.floor.testsPerSecond;
       log(`ingest  raw SQLite floor (better-sqlite3, one transaction): ${fmt(result.floor.testsPerSecond)} tests/s`);
-      log(`ingest  batch / floor: ${(result.batchShareOfFloor * 100).toFixed(1)}%   (targets: batch ≥ 20,000 tests/s, ≥ 25% of floor)`);
-      result.targets = { batchTestsPerSecond: 20_000, shareOfFloor: 0.25 };
-      result.meetsTargets = result.batch.testsPerSecond >= 20_000 && result.batchShareOfFloor >= 0.25;
+      // The same, committed per batch of 500 as the server must (each 2xx is durable on its own):
+      // a commit per batch costs an fsync and rewrites the indexes' hot pages into the WAL.
+      result.floorPerBatch = writeFloor(floorDir2, batches, batches);
+      result.batchShareOfFloorPerBatch = result.batch.testsPerSecond / result.floorPerBatch.testsPerSecond;
+      log(`ingest  raw SQLite floor, a commit per ${BATCH} tests: ${fmt(result.floorPerBatch.testsPerSecond)} tests/s`);
+      log(`ingest  batch / floor: ${(result.batchShareOfFloor * 100).toFixed(1)}% (${result.batchShareOfFloor >= 0.6 ? 'meets target' : 'misses target'} ≥ 60%); batch / per-batch floor: ${(result.batchShareOfFloorPerBatch * 100).toFixed(1)}%   (batch ≥ 20,000 tests/s: ${result.batch.testsPerSecond >= 20_000 ? 'meets target' : 'misses target'})`);
+      result.targets = { batchTestsPerSecond: 20_000, shareOfFloor: 0.6 };
+      result.meetsTargets = result.batch.testsPerSecond >= 20_000 && result.batchShareOfFloor >= 0.6;
       return result;
     } finally {
       await server.stop();
@@ -109,7 +92,39 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
     await database.drop();
     removeDir(dataDir);
     removeDir(floorDir);
+    removeDir(floorDir2);
   }
 }
+
+/** Writes the batches' tests into a fresh database in `dir`, one transaction per element of `commits`; returns the rate. */
+function writeFloor(dir, batches, commits) {
+  const floor = initDataDir(dir);
+  const db = new Database(join(dir, 'testreport.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  const insertRun = db.prepare(`INSERT INTO runs (id, project_id, status, branch, tags, grep_patterns, created_at, updated_at) VALUES (?, ?, 'running', 'main', '[]', '[]', ?, ?)`);
+  const stmts = prepareStatements(db);
+  const runIds = new Map();
+  for (const b of batches) {
+    if (!runIds.has(b[0].runId)) {
+      const now = new Date().toISOString();
+      const id = `floor-${runIds.size}`;
+      insertRun.run(id, floor.projectId, now, now);
+      runIds.set(b[0].runId, id);
+    }
+  }
+  const toRows = (list) => list.map((t) => buildRows({ ...t, projectId: floor.projectId, runId: runIds.get(t.runId) }, { commitSha: 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0' }));
+  const parts = commits.map(toRows);
+  const tests = parts.reduce((n, p) => n + p.length, 0);
+  const write = db.transaction((rows) => {
+    for (const r of rows) insertRows(stmts, r);
+  });
+  const t0 = performance.now();
+  for (const rows of parts) write(rows);
+  const seconds = (performance.now() - t0) / 1000;
+  db.close();
+  return { tests, commits: parts.length, seconds, testsPerSecond: tests / seconds };
+    }
 
 export const fmt = (n) => Math.round(n).toLocaleString('en-US');

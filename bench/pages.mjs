@@ -10,6 +10,7 @@ import { fmt } from './ingest.mjs';
 
 const TTFB_TARGET_MS = 300;
 const BYTES_TARGET = 150 * 1024;
+const P99_GOAL_MS = 50;
 
 /** One GET with gzip accepted: ms to the response headers, ms to the end, bytes on the wire. */
 function get(url, cookie) {
@@ -38,15 +39,15 @@ async function signIn(appUrl) {
   return cookie.split(';')[0];
 }
 
-export async function benchPages({ quick, log, dbKind = 'sqlite' }) {
+export async function benchPages({ quick, log, dbKind = 'sqlite', results: size }) {
   const perRun = 10_000;
-  const runs = quick ? 20 : 100;
+  const runs = size ? Math.ceil(size / perRun) : quick ? 20 : 100;
   const samples = quick ? 10 : 30;
   const dataDir = tempDir('pages');
   const db = await openBenchDatabase(dbKind, dataDir);
   try {
     const { projectId } = initDataDir(dataDir, db);
-    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db);
+    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db, (line) => log(`pages   dataset: ${line}`));
     log(`pages   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s; database ${mb(await db.sizeBytes())}`);
     const server = await startServer(dataDir, { db });
     const result = { results: data.results, runs, perRun, samples, pages: {} };
@@ -68,8 +69,10 @@ export async function benchPages({ quick, log, dbKind = 'sqlite' }) {
         ttfbs.sort((a, b) => a - b);
         const r = { ttfbP50: percentile(ttfbs, 50), ttfbP99: percentile(ttfbs, 99), compressedBytes: last.bytes, encoding: last.encoding ?? 'identity' };
         r.meetsTargets = r.ttfbP50 <= TTFB_TARGET_MS && r.compressedBytes <= BYTES_TARGET;
+        // Issue 18 asks p99 ≤ 50 ms of the pages too, at 10,000,000 results.
+        r.meetsP99Goal = r.ttfbP99 <= P99_GOAL_MS;
         result.pages[name] = r;
-        log(`pages   ${name.padEnd(34)} TTFB p50 ${r.ttfbP50.toFixed(0)} ms  p99 ${r.ttfbP99.toFixed(0)} ms  ${(r.compressedBytes / 1024).toFixed(1)} KB ${r.encoding}  (targets ≤ ${TTFB_TARGET_MS} ms, ≤ 150 KB)`);
+        log(`pages   ${name.padEnd(34)} TTFB p50 ${r.ttfbP50.toFixed(0)} ms  p99 ${r.ttfbP99.toFixed(0)} ms  ${(r.compressedBytes / 1024).toFixed(1)} KB ${r.encoding}  (targets ≤ ${TTFB_TARGET_MS} ms, ≤ 150 KB: ${r.meetsTargets ? 'meets target' : 'misses target'}; p99 ≤ ${P99_GOAL_MS} ms: ${r.meetsP99Goal ? 'meets target' : 'misses target'})`);
       }
     } finally {
       await server.stop();

@@ -6,15 +6,15 @@ import { mb, openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { fmt } from './ingest.mjs';
 
-export async function benchReads({ quick, log, dbKind = 'sqlite' }) {
-  const runs = quick ? 200 : 2_000;
+export async function benchReads({ quick, log, dbKind = 'sqlite', results: size }) {
   const perRun = 500;
+  const runs = size ? Math.ceil(size / perRun) : quick ? 200 : 2_000;
   const samples = quick ? 100 : 300;
   const dataDir = tempDir('reads');
   const db = await openBenchDatabase(dbKind, dataDir);
   try {
     const { projectId, apiKey } = initDataDir(dataDir, db);
-    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db);
+    const data = await generateDataset(dataDir, projectId, { runs, perRun }, db, (line) => log(`reads   dataset: ${line}`));
     const sizeBytes = await db.sizeBytes();
     log(`reads   dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests) generated in ${data.seconds.toFixed(1)} s; database ${mb(sizeBytes)}`);
     const server = await startServer(dataDir, { db });
@@ -44,9 +44,10 @@ export async function benchReads({ quick, log, dbKind = 'sqlite' }) {
           }
           times.sort((a, b) => a - b);
           const r = { p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1] };
-          r.meetsTargets = r.p50 <= 20 && r.p99 <= 100;
+          // Issue 18: p99 ≤ 50 ms at 10,000,000 results (it was ≤ 100 ms at 1,000,000).
+          r.meetsTargets = r.p50 <= 20 && r.p99 <= 50;
           result.endpoints[name] = r;
-          log(`reads   ${name.padEnd(22)} p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${fmt(data.results)} results; targets p50 ≤ 20, p99 ≤ 100)`);
+          log(`reads   ${name.padEnd(22)} p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${fmt(data.results)} results; targets p50 ≤ 20, p99 ≤ 50: ${r.meetsTargets ? 'meets target' : 'misses target'})`);
         } catch (err) {
           result.endpoints[name] = { error: err.message };
           log(`reads   ${name.padEnd(22)} could not run: ${err.message}`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet] [-- --db sqlite|postgres|both]
+//                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -14,7 +15,19 @@ import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, help: { type: 'boolean', default: false } } });
+if (values.help) {
+  process.stdout.write(`npm run bench [-- options]
+  --quick             reduced sizes: a smoke check, not a source of figures
+  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet (default: all)
+  --db kind           sqlite (default), postgres or both
+  --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
+  BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
+`);
+  process.exit(0);
+}
+const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
+if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
 const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet };
 // Which databases a part means something on: the reporter's overhead does not depend on the
 // server's database (measured on SQLite only); the fleet needs a database servers can share.
@@ -44,12 +57,26 @@ for (const dbKind of dbs) {
       continue;
     }
     try {
-      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind });
+      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind, results: historySize });
     } catch (err) {
       results.parts[dbKind][name] = { error: err.message };
       dbLog(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);
     }
   }
+}
+// The large upload against the server's own batch ingestion, both measured in this run (target ≥ 50%).
+for (const dbKind of dbs) {
+  const tag = values.db === 'sqlite' ? '' : `[${dbKind}] `;
+  const large = results.parts[dbKind]?.upload?.large;
+  const batch = results.parts[dbKind]?.ingest?.batch?.testsPerSecond;
+  if (!large?.testsPerSecond) continue;
+  if (!batch) {
+    log(`upload  ${tag}large upload vs batch ingestion: run the ingest part in the same run (--only ingest,upload) to compare`);
+    continue;
+  }
+  const share = large.testsPerSecond / batch;
+  Object.assign(results.parts[dbKind].upload, { largeShareOfBatch: share, largeMeetsTargets: share >= 0.5 && large.flat });
+  log(`upload  ${tag}${large.tests.toLocaleString('en-US')}-test upload ÷ batch ingestion: ${fmt(large.testsPerSecond)} ÷ ${fmt(batch)} tests/s = ${(share * 100).toFixed(0)}%, memory ${large.flat ? 'flat' : 'not flat'}  (target ≥ 50%, flat: ${share >= 0.5 && large.flat ? 'meets target' : 'misses target'})`);
 }
 const sqliteBatch = results.parts.sqlite?.ingest?.batch?.testsPerSecond;
 const pgBatch = results.parts.postgres?.ingest?.batch?.testsPerSecond;

@@ -127,6 +127,11 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
     scope: 'param',
     build: async () => ({ method: 'POST', path: '/test-suites', body: { runId: await fresh.run(), projectId: t.projectId, title: `s-${uniq()}`, filePath: 'a.spec.ts' } }),
   },
+  'testSuites.createBatch': {
+    allow: REPORT,
+    scope: 'param',
+    build: async () => ({ method: 'POST', path: '/test-suites/batch', body: { suites: [{ runId: await fresh.run(), projectId: t.projectId, title: `s-${uniq()}`, filePath: 'a.spec.ts' }] } }),
+  },
   'testSuites.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/test-suites?runId=${await fresh.run()}&projectId=${t.projectId}` }) },
   'flakiness.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/flakiness?projectId=${t.projectId}` }) },
   'flakiness.update': {

@@ -37,6 +37,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'tests.steps': null,
   'tests.history': null,
   'testSuites.upsert': { runId: ID, projectId: ID, title: 'suite' },
+  'testSuites.createBatch': { suites: [{ runId: ID, projectId: ID, title: 'suite' }, { runId: ID, projectId: ID, title: 'child', parentIndex: 0 }] },
   'testSuites.list': null,
   'flakiness.list': null,
   'flakiness.update': { testId: ID, projectId: ID, isQuarantined: true },

@@ -23,12 +23,14 @@ export function initDataDir(dataDir, db) {
 const dbArgs = (db) => (db?.databaseUrl ? ['--database-url', db.databaseUrl] : []);
 
 export async function startServer(dataDir, { env = {}, nodeArgs = [], db } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
+  // BENCH_CPU_PROF=<dir>: every server of the run writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, ...nodeArgs, serverBin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
     env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); if (process.env.BENCH_SERVER_STDERR) process.stderr.write(d); });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);

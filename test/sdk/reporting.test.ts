@@ -123,6 +123,18 @@ describe('suites', () => {
     expect(tree.data).toHaveLength(1);
     expect(tree.data[0]).toMatchObject({ id: root.id, children: [{ id: child.id, title: 'with SSO', children: [] }] });
   });
+
+  it('createBatch stores a tree in one request (parentIndex), all or nothing, and names the bad item', async () => {
+    const run = await newRun();
+    const p = { runId: run.id, projectId: t.projectId, filePath: 'tests/cart.spec.ts' };
+    const { data } = await sdk.testSuites.createBatch([{ ...p, title: 'cart.spec.ts' }, { ...p, title: 'cart', parentIndex: 0 }]);
+    expect(data.map((s) => [s.title, s.parentSuiteId])).toEqual([['cart.spec.ts', null], ['cart', data[0].id]]);
+    const err = await sdk.testSuites.createBatch([{ ...p, title: 'new' }, { ...p, title: 'x', parentIndex: 5 }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).details?.field).toBe('suites[1].parentIndex');
+    const tree = await sdk.testSuites.list({ runId: run.id, projectId: t.projectId });
+    expect(tree.data.map((n) => n.title)).toEqual(['cart.spec.ts']);
+  });
 });
 
 describe('tests', () => {

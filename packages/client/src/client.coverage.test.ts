@@ -26,6 +26,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'tests.steps': (c) => c.tests.steps('x'),
   'tests.history': (c) => c.tests.history('x'),
   'testSuites.upsert': (c) => c.testSuites.upsert({ runId: 'r', projectId: 'p', title: 's' }),
+  'testSuites.createBatch': (c) => c.testSuites.createBatch([{ runId: 'r', projectId: 'p', title: 's' }]),
   'testSuites.list': (c) => c.testSuites.list({ runId: 'r', projectId: 'p' }),
   'flakiness.list': (c) => c.flakiness.list({ projectId: 'p' }),
   'flakiness.update': (c) => c.flakiness.quarantine('x', 'p'),

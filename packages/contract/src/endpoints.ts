@@ -76,6 +76,7 @@ export const endpoints = {
   'tests.history': e({ ...api, method: 'GET', path: '/tests/:id/history', rateGroup: 'testsRead', status: 200, summary: 'Last 20 results of the same test case, newest first', params: idParam, response: T.testHistory }),
   // Suites
   'testSuites.upsert': e({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, summary: 'Create or update a suite (201 created, 200 updated)', body: S.suiteUpsert, response: S.suite }),
+  'testSuites.createBatch': e({ ...api, method: 'POST', path: '/test-suites/batch', rateGroup: 'testsWrite', status: 201, summary: 'Create or update 1–500 suites, all or nothing', body: S.suiteBatchUpsert, response: S.suiteBatchResult }),
   'testSuites.list': e({ ...api, method: 'GET', path: '/test-suites', rateGroup: 'testsRead', status: 200, summary: 'Suite tree of a run', query: S.suiteListQuery, response: S.suiteTree }),
   // Flakiness
   'flakiness.list': e({ ...api, method: 'GET', path: '/flakiness', rateGroup: 'flakiness', status: 200, summary: 'Flaky test cases, highest score first', query: F.flakinessQuery, response: F.flakinessList }),

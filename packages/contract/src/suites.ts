@@ -42,3 +42,17 @@ export const suiteNode: z.ZodType<SuiteNode> = z.lazy(() =>
 export const suiteListQuery = z.object({ runId: id, projectId: id });
 export type SuiteListQuery = z.input<typeof suiteListQuery>;
 export const suiteTree = z.object({ data: z.array(suiteNode) });
+
+/**
+ * One suite of POST /test-suites/batch: the fields of POST /test-suites, plus `parentIndex`, the
+ * position of an earlier suite of the same batch to nest under (its id is not known yet). Give
+ * `parentSuiteId` (a stored suite) or `parentIndex`, not both.
+ */
+export const suiteBatchItem = suiteUpsert.extend({
+  parentIndex: z.number().int().min(0).max(LIMITS.batchMax - 1).optional(),
+});
+export type SuiteBatchItem = z.input<typeof suiteBatchItem>;
+export const suiteBatchUpsert = z.object({ suites: z.array(suiteBatchItem).min(1).max(LIMITS.batchMax) });
+export type SuiteBatchUpsert = z.input<typeof suiteBatchUpsert>;
+/** The stored suites in request order (an item repeating an earlier one answers the same suite). */
+export const suiteBatchResult = z.object({ data: z.array(suite) });

@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import { dialectOf, type Db } from './database.js';
 import type { Database as Schema } from './schema.js';
+import type { BuildWrite } from './perRow.js';
 
 /**
  * Inserts many rows of one table (all with the same columns) in the fewest statements the dialect
@@ -8,4 +9,13 @@ import type { Database as Schema } from './schema.js';
  */
 export function insertMany<T extends keyof Schema & string>(db: Db, table: T, rows: readonly Insertable<Schema[T]>[]): Promise<void> {
   return dialectOf(db).insertMany(db, table, rows as readonly Record<string, unknown>[]);
+}
+
+/**
+ * Runs the multi-row write `build` makes (e.g. an upsert with RETURNING) over many rows, in the
+ * way the dialect does best (see `DialectSupport.writeMany`); returns the RETURNed rows. `build`
+ * gets the rows as they are (the same keys in every row) and must not look at their values.
+ */
+export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<R[]> {
+  return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement)) as R[];
 }

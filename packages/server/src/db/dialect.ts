@@ -1,4 +1,5 @@
 import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
+import type { BuildWrite } from './perRow.js';
 
 /**
  * Everything that differs between the databases the server runs on. Services and repositories never
@@ -31,11 +32,19 @@ export interface DialectSupport {
    */
   exclusive<T>(db: Kysely<any>, lock: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
-   * Inserts rows of one table, all with the same columns, in as few statements as the dialect
-   * allows: multi-row VALUES on SQLite, `INSERT … SELECT * FROM unnest($1::type[], …)` on PostgreSQL
-   * (one bound value per column, whatever the row count, far from its 65,535-value limit).
+   * Inserts rows of one table, all with the same columns: on SQLite one prepared one-row INSERT run
+   * per row (as `writeMany`), on PostgreSQL `INSERT … SELECT * FROM unnest($1::type[], …)` (one
+   * bound value per column, whatever the row count, far from its 65,535-value limit).
    */
   insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /**
+   * Runs a multi-row write that `build` makes for the rows it is given (an upsert with RETURNING,
+   * say) over all `rows`, returning the RETURNed rows. SQLite runs one prepared one-row statement
+   * per row (`perRow.ts`: binding is cheaper there than compiling and preparing a statement of
+   * thousands of parameters per call); PostgreSQL sends statements of `rowsPerStatement` rows,
+   * since each statement is a round trip to the server.
+   */
+  writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<unknown[]>;
   /**
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).

@@ -7,7 +7,7 @@ import { createTestPostgresDatabase, type TestDatabase } from '../testing/databa
 import { chunk, MAX_BOUND_PARAMS, rowsPerStatement } from './batch.js';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
 import { dialectFor } from './dialects/index.js';
-import { insertMany } from './bulk.js';
+import { insertMany, writeMany } from './bulk.js';
 import { isUniqueViolation } from './errors.js';
 import { runExclusive } from './locks.js';
 
@@ -92,6 +92,30 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     await db.transaction().execute((trx) => insertMany(trx, 'tests', rows));
     expect(await db.selectFrom('tests').selectAll().where('run_id', '=', 'r-bulk').orderBy('id').execute()).toEqual(rows);
     await expect(insertMany(db, 'tests', [])).resolves.toBeUndefined();
+  });
+
+  it('writes many rows with an upsert that returns, keeps the builder\'s constants, joins the transaction and rolls back with it', async () => {
+    const { db } = opened;
+    await db.insertInto('projects').values({ id: 'p-wm', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
+    const upsert = (trx: typeof db, rows: { id: string; project_id: string; file_path: string; full_title: string; title: string }[]) =>
+      writeMany<{ id: string; title: string }>(trx, rows, (part) =>
+        trx
+          .insertInto('test_cases')
+          .values(part.map((r) => ({ ...(r as (typeof rows)[number]), stats_dirty: 1, created_at: 'x', updated_at: 'x' })))
+          .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({ title: eb.ref('excluded.title'), stats_dirty: 7 })))
+          .returning(['id', 'title']), 2);
+    const rows = Array.from({ length: 5 }, (_, i) => ({ id: `wm-${i}`, project_id: 'p-wm', file_path: i % 2 ? '' : 'a \'b\' 🧪', full_title: `f${i}`, title: `t${i}` }));
+    expect(await db.transaction().execute((trx) => upsert(trx, rows))).toEqual(rows.map((r) => ({ id: r.id, title: r.title })));
+    // Conflicts update and return the stored id; the constant of the update set is bound as given.
+    const again = rows.map((r) => ({ ...r, id: `${r.id}-new`, title: `${r.title}!` }));
+    expect(await upsert(db, again)).toEqual(rows.map((r) => ({ id: r.id, title: `${r.title}!` })));
+    expect((await db.selectFrom('test_cases').select('stats_dirty').where('project_id', '=', 'p-wm').execute()).map((r) => r.stats_dirty)).toEqual([7, 7, 7, 7, 7]);
+    await expect(db.transaction().execute(async (trx) => {
+      await upsert(trx, [{ id: 'wm-rolled-back', project_id: 'p-wm', file_path: '', full_title: 'gone', title: 'g' }]);
+      throw new Error('undo');
+    })).rejects.toThrow('undo');
+    expect(await db.selectFrom('test_cases').select('id').where('id', '=', 'wm-rolled-back').execute()).toEqual([]);
+    expect(await writeMany(db, [], () => { throw new Error('not called'); }, 2)).toEqual([]);
   });
 
   it('lets one holder at a time run exclusive work', async () => {

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
-import { chunk, rowsPerStatement } from '../db/batch.js';
-import { insertMany } from '../db/bulk.js';
+import { rowsPerStatement } from '../db/batch.js';
+import { insertMany, writeMany } from '../db/bulk.js';
 import { containsIgnoringCase } from '../db/text.js';
 
 export type TestRow = Selectable<TestsTable>;
@@ -33,17 +33,17 @@ export function createTestRepo(db: Db) {
      */
     async upsertCases(keys: CaseKey[], newId: () => string, at: string): Promise<Map<string, string>> {
       const ids = new Map<string, string>();
-      const ordered = keys
+      const rows = keys
         .map((k) => ({ k, key: caseKey(k.projectId, k.filePath, k.fullTitle) }))
         .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
-        .map((x) => x.k);
-      for (const part of chunk(ordered, CASE_ROWS_PER_UPSERT)) {
-        const rows = await db
+        .map(({ k }) => ({
+          id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
+          latest_test_id: k.latestTestId, stats_dirty: 1, created_at: at, updated_at: at,
+        }));
+      const returned = await writeMany<{ id: string; project_id: string; file_path: string; full_title: string }>(db, rows, (part) =>
+        db
           .insertInto('test_cases')
-          .values(part.map((k) => ({
-            id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
-            latest_test_id: k.latestTestId, stats_dirty: 1, created_at: at, updated_at: at,
-          })))
+          .values(part as typeof rows)
           .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({
             title: eb.ref('excluded.title'),
             // Batches of several servers commit in any order: the newest result (ids are
@@ -57,10 +57,8 @@ export function createTestRepo(db: Db) {
             stats_dirty: 1,
             updated_at: eb.ref('excluded.updated_at'),
           })))
-          .returning(['id', 'project_id', 'file_path', 'full_title'])
-          .execute();
-        for (const r of rows) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
-      }
+          .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT);
+      for (const r of returned) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
       return ids;
     },
 

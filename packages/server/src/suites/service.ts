@@ -1,7 +1,8 @@
-import type { Suite, SuiteNode, SuiteUpsert } from '@testreport/contract';
+import type { Suite, SuiteBatchItem, SuiteNode, SuiteUpsert } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
+import type { Db } from '../db/database.js';
 import type { Deps } from '../deps.js';
-import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { createSuiteRepo, type SuiteRow } from './repo.js';
 
@@ -22,8 +23,91 @@ export function buildTree(rows: SuiteRow[]): SuiteNode[] {
   return roots;
 }
 
+/** How an item is named in errors: `parentSuiteId` for POST /test-suites, `suites[3].parentSuiteId` for a batch. */
+type FieldOf = (index: number, field: string) => string;
+
 export function createSuiteService(deps: Deps) {
   const { db } = deps;
+
+  /** Every distinct project must allow `report`; every run must exist in its item's project. */
+  async function checkScope(principal: Principal, items: SuiteBatchItem[], fieldOf: FieldOf) {
+    const firstIndex = new Map<string, number>();
+    items.forEach((s, i) => firstIndex.has(s.projectId) || firstIndex.set(s.projectId, i));
+    for (const [projectId, i] of firstIndex) {
+      try {
+        await deps.authz.project(principal, projectId, 'report', 'param');
+      } catch (err) {
+        if (err instanceof AppError) throw new AppError(err.status, err.code, err.message, { ...err.details, field: fieldOf(i, 'projectId') });
+        throw err;
+      }
+    }
+    const runIds = [...new Set(items.map((s) => s.runId))];
+    const found = new Map<string, string>();
+    // A batch holds at most 500 items, so one IN list is enough.
+    for (const r of await db.selectFrom('runs').select(['id', 'project_id']).where('id', 'in', runIds).execute()) found.set(r.id, r.project_id);
+    items.forEach((s, i) => {
+      // The same answer for "no such run" and "a run of another project", so nothing leaks.
+      if (found.get(s.runId) !== s.projectId) throw new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${s.runId} in project ${s.projectId}`);
+    });
+  }
+
+  /**
+   * Upserts the items in order inside the caller's transaction, exactly as that many POST
+   * /test-suites would: an item repeating an earlier one (same run, title, file path) updates it.
+   * Parent links of a run are read once and kept current in memory for the cycle check.
+   */
+  async function upsertAll(trx: Db, items: SuiteBatchItem[], fieldOf: FieldOf): Promise<{ suite: Suite; created: boolean }[]> {
+    const repo = createSuiteRepo(trx);
+    const at = deps.config.now().toISOString();
+    const linksOf = new Map<string, Map<string, string | null>>();
+    const links = async (runId: string) => {
+      let m = linksOf.get(runId);
+      if (!m) linksOf.set(runId, (m = new Map((await repo.parentLinks(runId)).map((l) => [l.id, l.parent_suite_id]))));
+      return m;
+    };
+    const out: { suite: Suite; created: boolean }[] = [];
+    for (const [i, input] of items.entries()) {
+      let parentId = input.parentSuiteId;
+      let parentField = 'parentSuiteId';
+      if (input.parentIndex !== undefined) {
+        parentField = 'parentIndex';
+        const f = fieldOf(i, parentField);
+        if (input.parentSuiteId !== undefined) throw new ValidationError(f, 'invalid_value', `${f}: give parentSuiteId or parentIndex, not both`);
+        if (input.parentIndex >= i) throw new ValidationError(f, 'invalid_value', `${f}: must name an earlier suite of the batch`);
+        const parent = out[input.parentIndex].suite;
+        if (parent.runId !== input.runId) throw new ValidationError(f, 'invalid_value', `${f}: suites[${input.parentIndex}] belongs to another run`);
+        parentId = parent.id;
+      }
+      const filePath = input.filePath ?? '';
+      const existing = await repo.findByIdentity(input.runId, filePath, input.title);
+      if (parentId) {
+        const runLinks = await links(input.runId);
+        const f = fieldOf(i, parentField);
+        if (!runLinks.has(parentId)) throw new ValidationError(f, 'invalid_value', `${f}: not a suite of this run`);
+        // Walking up from the new parent must not reach the suite itself, or the tree would lose a loop.
+        for (let cur: string | null | undefined = parentId; cur; cur = runLinks.get(cur)) {
+          if (existing && cur === existing.id) throw new ValidationError(f, 'invalid_value', `${f}: would make the suite its own ancestor`);
+        }
+      }
+      if (existing) {
+        // An omitted parent keeps the stored one; an explicit null makes the suite a root.
+        if (parentId !== undefined) {
+          await repo.setParent(existing.id, parentId, at);
+          linksOf.get(input.runId)?.set(existing.id, parentId);
+        } else await repo.touch(existing.id, at);
+        out.push({ suite: toSuite({ ...existing, parent_suite_id: parentId === undefined ? existing.parent_suite_id : parentId, updated_at: at }), created: false });
+        continue;
+      }
+      const row: SuiteRow = {
+        id: newId(), run_id: input.runId, project_id: input.projectId, title: input.title, file_path: filePath,
+        parent_suite_id: parentId ?? null, created_at: at, updated_at: at,
+      };
+      await repo.insert(row);
+      linksOf.get(input.runId)?.set(row.id, row.parent_suite_id);
+      out.push({ suite: toSuite(row), created: true });
+    }
+    return out;
+  }
 
   async function runOfProject(runId: string, projectId: string) {
     const run = await db.selectFrom('runs').select(['id']).where('id', '=', runId).where('project_id', '=', projectId).executeTakeFirst();
@@ -33,35 +117,18 @@ export function createSuiteService(deps: Deps) {
   return {
     /** Upsert on (run, title, file path): `created` tells the route whether to answer 201 or 200. */
     async upsert(principal: Principal, input: SuiteUpsert): Promise<{ suite: Suite; created: boolean }> {
-      await deps.authz.project(principal, input.projectId, 'report', 'param');
-      if (!(await runOfProject(input.runId, input.projectId))) throw new ValidationError('runId', 'invalid_value', `runId: no run ${input.runId} in project ${input.projectId}`);
-      const filePath = input.filePath ?? '';
-      return db.transaction().execute(async (trx) => {
-        const repo = createSuiteRepo(trx);
-        const at = deps.config.now().toISOString();
-        const existing = await repo.findByIdentity(input.runId, filePath, input.title);
-        const parentId = input.parentSuiteId;
-        if (parentId) {
-          const links = new Map((await repo.parentLinks(input.runId)).map((l) => [l.id, l.parent_suite_id]));
-          if (!links.has(parentId)) throw new ValidationError('parentSuiteId', 'invalid_value', 'parentSuiteId: not a suite of this run');
-          // Walking up from the new parent must not reach the suite itself, or the tree would lose a loop.
-          for (let cur: string | null | undefined = parentId; cur; cur = links.get(cur)) {
-            if (existing && cur === existing.id) throw new ValidationError('parentSuiteId', 'invalid_value', 'parentSuiteId: would make the suite its own ancestor');
-          }
-        }
-        if (existing) {
-          // An omitted parentSuiteId keeps the stored parent; an explicit null makes the suite a root.
-          if (parentId !== undefined) await repo.setParent(existing.id, parentId, at);
-          else await repo.touch(existing.id, at);
-          return { suite: toSuite({ ...existing, parent_suite_id: parentId === undefined ? existing.parent_suite_id : parentId, updated_at: at }), created: false };
-        }
-        const row: SuiteRow = {
-          id: newId(), run_id: input.runId, project_id: input.projectId, title: input.title, file_path: filePath,
-          parent_suite_id: parentId ?? null, created_at: at, updated_at: at,
-        };
-        await repo.insert(row);
-        return { suite: toSuite(row), created: true };
-      });
+      const fieldOf: FieldOf = (_i, field) => field;
+      await checkScope(principal, [input], fieldOf);
+      const [result] = await db.transaction().execute((trx) => upsertAll(trx, [input], fieldOf));
+      return result;
+    },
+
+    /** 1–500 upserts in one transaction, all or nothing; see upsertAll for the per-item rules. */
+    async upsertBatch(principal: Principal, items: SuiteBatchItem[]): Promise<{ data: Suite[] }> {
+      const fieldOf: FieldOf = (i, field) => `suites[${i}].${field}`;
+      await checkScope(principal, items, fieldOf);
+      const results = await db.transaction().execute((trx) => upsertAll(trx, items, fieldOf));
+      return { data: results.map((r) => r.suite) };
     },
 
     async list(principal: Principal, q: { runId: string; projectId: string }) {

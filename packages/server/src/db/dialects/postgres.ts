@@ -57,6 +57,11 @@ export const postgres: DialectSupport = {
       if (!rows[0]?.got) return { ran: false as const };
       return { ran: true as const, value: await work() };
     }),
+  async writeMany(db, rows, build, rowsPerStatement) {
+    const out: unknown[] = [];
+    for (let i = 0; i < rows.length; i += rowsPerStatement) out.push(...(await build(rows.slice(i, i + rowsPerStatement)).execute()));
+    return out;
+  },
   async insertMany(db, table, rows) {
     if (rows.length === 0) return;
     const columns = Object.keys(rows[0]);

@@ -1,0 +1,47 @@
+import type { CompiledQuery, Kysely } from 'kysely';
+
+/** A multi-row write built by a repository: `INSERT … VALUES <rows> [ON CONFLICT …] [RETURNING …]`. */
+export interface RowsWrite {
+  compile(): CompiledQuery;
+  execute(): Promise<unknown[]>;
+}
+export type BuildWrite = (rows: readonly Record<string, unknown>[]) => RowsWrite;
+
+/**
+ * Runs one statement at once on the connection held by the caller, for a dialect whose driver is
+ * synchronous underneath (better-sqlite3): no promise and result object per row.
+ */
+export type RunStatement = (sql: string, parameters: readonly unknown[]) => unknown[];
+
+/** Stands for a column's value while the one-row statement is compiled; never reaches the database. */
+const MARKER = '\u0000testreport-column\u0000';
+
+/**
+ * Compiles `build` for a single row once and runs that statement for every row on the connection
+ * the caller holds (its transaction, if any), returning what the statement RETURNs, row after row.
+ * The statement text is the same for every row, so the dialect's statement cache prepares it once:
+ * no multi-thousand-parameter statement is compiled and prepared per call. Where the rows' values
+ * go is found by compiling with a marker per column; other parameters (constants in the builder)
+ * stay as compiled. Rows must all have the keys of the first row (`undefined` is stored as NULL).
+ */
+export async function runPerRow(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, runSync?: RunStatement): Promise<unknown[]> {
+  if (rows.length === 0) return [];
+  const columns = Object.keys(rows[0]);
+  const compiled = build([Object.fromEntries(columns.map((c) => [c, MARKER + c]))]).compile();
+  const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARKER) ? p.slice(MARKER.length) : null));
+  const constants = compiled.parameters;
+  const out: unknown[] = [];
+  await db.getExecutor().provideConnection(async (conn) => {
+    for (const row of rows) {
+      const parameters = slots.map((col, i) => (col === null ? constants[i] : (row[col] ?? null)));
+      if (runSync) {
+        for (const r of runSync(compiled.sql, parameters)) out.push(r);
+        continue;
+      }
+      // A plain object rather than CompiledQuery.raw(): no frozen copy and query node per row.
+      const result = await conn.executeQuery({ sql: compiled.sql, parameters, query: compiled.query, queryId: compiled.queryId });
+      for (const r of result.rows) out.push(r);
+    }
+  });
+  return out;
+}
