@@ -4,7 +4,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { TestReportClient } from '@testreport/client';
 import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract';
 import { artifactsOf } from './attachments.js';
-import { detectCi } from './ci.js';
+import { detectCi, shardOf } from './ci.js';
 import { LiveDelivery } from './live.js';
 import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
@@ -30,6 +30,8 @@ export class TestReportReporter implements Reporter {
   private readonly awaitingRetry = new Set<TestCase>();
   private readonly summary = new RunSummary();
   private readonly skippedArtifacts: string[] = [];
+  /** Which shard (and attempt) of a CI build this process is: its finish ends that shard only. */
+  private shard: ReturnType<typeof shardOf> = {};
 
   constructor(options: ReporterOptions = {}) {
     this.opts = resolveOptions(options);
@@ -115,6 +117,7 @@ export class TestReportReporter implements Reporter {
       ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`,
     });
     const body = runBody(config, root, this.opts, detectCi());
+    this.shard = shardOf(body);
     this.spool.write({ t: 'run', cid: this.runCid, body });
     const suites = suiteRecords(root, config);
     for (const s of suites) this.spool.write(s);
@@ -145,7 +148,7 @@ export class TestReportReporter implements Reporter {
     // Decided once delivery caught up: the quarantine list arrives with the connection.
     const outcome = await this.live!.end(() => {
       forgiven = this.summary.forgiven(result, this.opts.quarantine);
-      return this.summary.finish(result, forgiven.length > 0);
+      return { ...this.summary.finish(result, forgiven.length > 0), ...this.shard };
     }, this.runCid);
     if (this.live!.mode === 'disabled') return undefined;
 
