@@ -61,6 +61,9 @@ export const endpoints = {
   'runs.list': e({ ...api, method: 'GET', path: '/runs', rateGroup: 'runsRead', status: 200, summary: 'List runs of a project, newest first', query: R.runListQuery, response: R.runList }),
   'runs.get': e({ ...api, method: 'GET', path: '/runs/:id', rateGroup: 'runsRead', status: 200, summary: 'Get a run', params: idParam, response: R.run }),
   'runs.update': e({ ...api, method: 'PATCH', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Update status, counts and duration of a run', params: idParam, body: R.runUpdate, response: R.runUpdated }),
+  'runs.shards': e({ ...api, method: 'GET', path: '/runs/:id/shards', rateGroup: 'runsRead', status: 200, summary: 'Every attempt of every shard of a CI-build run', params: idParam, response: R.shardList }),
+  'runs.complete': e({ ...api, method: 'POST', path: '/runs/:id/complete', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run now from what is stored', params: idParam, response: R.run }),
+  'runs.cancel': e({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled', params: idParam, response: R.run }),
   'runs.delete': e({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts', params: idParam, response: R.runDeleted }),
   // Tests
   'tests.create': e({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result', body: T.testCreate, response: T.testCreated }),

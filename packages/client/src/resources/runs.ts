@@ -18,6 +18,18 @@ export class Runs extends APIResource {
   update(id: string, body: BodyOf<'runs.update'>, opts?: RequestOptions) {
     return this.client.request('runs.update', { params: { id }, body }, opts);
   }
+  /** Every attempt of every shard of a CI-build run, ordered by index then attempt. */
+  shards(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.shards', { params: { id } }, opts);
+  }
+  /** Finish the run now from what is stored; idempotent on a finished run. */
+  complete(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.complete', { params: { id } }, opts);
+  }
+  /** Finish the run as cancelled; idempotent on a finished run. */
+  cancel(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.cancel', { params: { id } }, opts);
+  }
   delete(id: string, opts?: RequestOptions) {
     return this.client.request('runs.delete', { params: { id } }, opts);
   }

@@ -71,7 +71,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     const { n } = await db.selectFrom('teams').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(n).toBe(1);
     await db.insertInto('projects').values({ id: 'p2', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
-    await db.insertInto('project_settings').values({ project_id: 'p2', data_retention_days: 30, flakiness_threshold: 1 / 3, auto_quarantine_enabled: 0, updated_at: 'x' }).execute();
+    await db.insertInto('project_settings').values({ project_id: 'p2', data_retention_days: 30, flakiness_threshold: 1 / 3, auto_quarantine_enabled: 0, shard_timeout_minutes: 30, updated_at: 'x' }).execute();
     const s = await db.selectFrom('project_settings').selectAll().where('project_id', '=', 'p2').executeTakeFirstOrThrow();
     expect(s.flakiness_threshold).toBe(1 / 3);
     expect(s.auto_quarantine_enabled).toBe(0);

@@ -8,5 +8,6 @@ export const toSettings = (r: ProjectSettingsTable): ProjectSettings => ({
   dataRetentionDays: r.data_retention_days,
   flakinessThreshold: r.flakiness_threshold,
   autoQuarantineEnabled: bool(r.auto_quarantine_enabled),
+  shardTimeoutMinutes: r.shard_timeout_minutes,
   updatedAt: r.updated_at,
 });

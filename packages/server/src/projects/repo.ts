@@ -12,6 +12,7 @@ async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
       data_retention_days: SETTINGS_DEFAULTS.dataRetentionDays,
       flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
       auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
+      shard_timeout_minutes: SETTINGS_DEFAULTS.shardTimeoutMinutes,
       updated_at: project.created_at,
     })
     .execute();

@@ -8,12 +8,13 @@ import { removeProjectFiles } from './files.js';
 import { toProject, toSettings } from './present.js';
 import { createProjectRepo } from './repo.js';
 
-type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean };
+type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean; shardTimeoutMinutes?: number };
 
 const settingsColumns = (p: SettingsPatch): Partial<ProjectSettingsTable> => ({
   ...(p.dataRetentionDays !== undefined ? { data_retention_days: p.dataRetentionDays } : {}),
   ...(p.flakinessThreshold !== undefined ? { flakiness_threshold: p.flakinessThreshold } : {}),
   ...(p.autoQuarantineEnabled !== undefined ? { auto_quarantine_enabled: p.autoQuarantineEnabled ? 1 : 0 } : {}),
+  ...(p.shardTimeoutMinutes !== undefined ? { shard_timeout_minutes: p.shardTimeoutMinutes } : {}),
 });
 
 export function createProjectService(deps: Deps) {

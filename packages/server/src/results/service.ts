@@ -28,9 +28,9 @@ export function createTestService(deps: Deps) {
       }
     }
     const runIds = [...new Set(tests.map((t) => t.runId))];
-    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null }>();
+    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number }>();
     for (let i = 0; i < runIds.length; i += 500) {
-      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha']).where('id', 'in', runIds.slice(i, i + 500)).execute();
+      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt']).where('id', 'in', runIds.slice(i, i + 500)).execute();
       for (const r of rows) runs.set(r.id, r);
     }
     tests.forEach((t, i) => {
@@ -79,6 +79,8 @@ export function createTestService(deps: Deps) {
           stderr: t.stderr ?? null,
           branch: run.branch,
           commit_sha: run.commit_sha,
+          // The run's attempt when stored: a CI re-run raises it, so its results supersede older ones.
+          run_attempt: run.current_attempt,
           created_at: at,
         };
       });

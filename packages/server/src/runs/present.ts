@@ -47,6 +47,10 @@ export function toRun(row: RunRow, derived: StatusCounts): Run {
     grepPatterns: fromJson<string[]>(row.grep_patterns, []),
     ...resolveCounts(row, derived),
     duration: row.duration,
+    group: null,
+    finishedShards: null,
+    finishReason: null,
+    finishCount: 0,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -1,9 +1,9 @@
-import type { Run, RunCreate, RunListItem, RunUpdate } from '@testreport/contract';
+import type { Run, RunCreate, RunListItem, RunUpdate, Shard } from '@testreport/contract';
 import { runPrefix } from '../artifacts/store.js';
 import type { Principal } from '../authz/principal.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Deps } from '../deps.js';
-import { NotFoundError } from '../lib/errors.js';
+import { NotFoundError, NotImplementedError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toJson } from '../db/values.js';
 import { checkCounts } from './counts.js';
@@ -53,7 +53,7 @@ export function createRunService(deps: Deps) {
   }
 
   return {
-    async create(principal: Principal, input: RunCreate): Promise<Run> {
+    async create(principal: Principal, input: RunCreate): Promise<Run & { attempt: number | null }> {
       await deps.authz.project(principal, input.projectId, 'report', 'param');
       const at = now();
       const row: RunRow = {
@@ -87,13 +87,18 @@ export function createRunService(deps: Deps) {
         finished_at: FINISHED.has(input.status) ? at : null,
         created_at: at,
         updated_at: at,
+        build_key: null,
+        ci_group: null,
+        current_attempt: 1,
+        finish_reason: FINISHED.has(input.status) ? 'status' : null,
+        finish_count: FINISHED.has(input.status) ? 1 : 0,
       };
       // A run created finished is announced in the same transaction: its deliveries commit with it.
       await inTransaction(deps.db, async () => {
         await repo.insert(row);
         if (row.finished_at) await announceFinish(row);
       });
-      return present(row);
+      return { ...(await present(row)), attempt: null };
     },
 
     async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
@@ -137,6 +142,16 @@ export function createRunService(deps: Deps) {
         return updated;
       });
       return present(row);
+    },
+
+    async shards(_principal: Principal, _id: string): Promise<{ data: Shard[] }> {
+      throw new NotImplementedError('runs.shards');
+    },
+    async complete(_principal: Principal, _id: string): Promise<Run> {
+      throw new NotImplementedError('runs.complete');
+    },
+    async cancel(_principal: Principal, _id: string): Promise<Run> {
+      throw new NotImplementedError('runs.cancel');
     },
 
     async delete(principal: Principal, id: string) {
