@@ -134,6 +134,10 @@ export const runListQuery = z.object({
   projectId: id,
   status: runStatus.optional(),
   branch: z.string().max(2_000).optional(),
+  /** The runs of one CI build (`reporter runs complete` finds its build's run with these). */
+  ciBuildId: shortMeta.optional(),
+  /** With ciBuildId: the group; empty = the run without a group. */
+  group: z.string().max(200).optional(),
   ...pageQuery,
 });
 export type RunListQuery = z.input<typeof runListQuery>;

@@ -32,22 +32,15 @@ export interface BuildRunInput {
   group?: string;
 }
 
-/** Runs looked through for the build's run; a pipeline's finishing step runs minutes after its shards. */
-const BUILD_LOOKUP_RUNS = 500;
-
 async function buildRunId(ctx: Context, input: BuildRunInput): Promise<string> {
   if (input.runId) return input.runId;
   const ci = withBuildIdentity(detectCi(ctx.env, { git: false }), { buildId: input.buildId, group: input.group }, ctx.env);
   if (!ci.ciBuildId) throw new UsageError('give the run id, or run this inside the CI build (or pass --build-id)');
   const client = ctx.client();
   const projectId = await ctx.projectId(client);
-  for (let offset = 0; offset < BUILD_LOOKUP_RUNS; offset += 100) {
-    const page = await client.runs.list({ projectId, limit: 100, offset });
-    const hit = page.data.find((r) => r.ciBuildId === ci.ciBuildId && (r.group ?? '') === (ci.group ?? ''));
-    if (hit) return hit.id;
-    if (page.data.length < 100) break;
-  }
-  throw new Error(`no run of CI build ${ci.ciBuildId}${ci.group ? ` (group ${ci.group})` : ''} among the project's newest ${BUILD_LOOKUP_RUNS} runs`);
+  const page = await client.runs.list({ projectId, ciBuildId: ci.ciBuildId, group: ci.group ?? '', limit: 1 });
+  if (page.data[0]) return page.data[0].id;
+  throw new Error(`no run of CI build ${ci.ciBuildId}${ci.group ? ` (group ${ci.group})` : ''} in project ${projectId}`);
 }
 
 /**
