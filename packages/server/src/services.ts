@@ -21,6 +21,7 @@ import { createRetentionService } from './retention/service.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
+import { createShardTimeouts } from './runs/timeouts.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
@@ -38,6 +39,8 @@ export function createServices(deps: Deps) {
   const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
   const retention = createRetentionService(deps);
   const webhooks = createWebhookService(deps);
+  const runs = createRunService(deps);
+  const shardTimeouts = createShardTimeouts(deps, runs);
 
   const services = {
     deps,
@@ -47,8 +50,9 @@ export function createServices(deps: Deps) {
     teams,
     members: createMemberService(deps),
     projects,
-    runs: createRunService(deps),
-    tests: createTestService(deps),
+    runs,
+    shardTimeouts,
+    tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
     runOverview: createRunOverview(deps),
     caseState: createCaseStateService(deps),
@@ -62,7 +66,7 @@ export function createServices(deps: Deps) {
     bootstrap: createBootstrapService({ users, teams, projects, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
-    jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
+    jobs: [retention.job, webhooks.job, shardTimeouts.job].filter((j): j is BackgroundJob => j !== undefined),
   };
   return services;
 }

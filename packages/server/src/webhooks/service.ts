@@ -33,6 +33,9 @@ const runSummary = (run: Run, appUrl: string) => ({
   id: run.id, url: `${appUrl}/runs/${run.id}`, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
   ciBuildUrl: run.ciBuildUrl, totalTests: run.totalTests ?? 0, passedTests: run.passedTests ?? 0, failedTests: run.failedTests ?? 0,
   skippedTests: run.skippedTests ?? 0, flakyTests: run.flakyTests ?? 0, passRate: run.passRate, duration: run.duration,
+  // A late shard or CI re-run reopens a finished run; its next finish is delivered again and says so.
+  finishCount: run.finishCount, reopened: run.finishCount > 1, finishReason: run.finishReason, shardTotal: run.shardTotal,
+  finishedShards: run.finishedShards, group: run.group,
 });
 
 /** How long a resolver may take when a webhook is saved; an unresolvable name is re-checked at delivery. */

@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
   await db.updateTable('runs').set({ finish_count: 1, finish_reason: 'status' }).where('finished_at', 'is not', null).execute();
   // NULL keys are distinct in a unique index on both databases: ungrouped runs never collide.
   await db.schema.createIndex('runs_build_key').on('runs').columns(['project_id', 'build_key']).unique().execute();
+  // The inactivity sweep reads the running runs of CI builds.
+  await db.schema.createIndex('runs_status_build').on('runs').columns(['status', 'build_key']).execute();
 
   await db.schema
     .createTable('run_shards')
@@ -40,13 +42,19 @@ export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
   await db.schema.createIndex('run_shards_running').on('run_shards').columns(['status', 'last_activity_at']).execute();
 
   await db.schema.alterTable('tests').addColumn('run_attempt', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  // The flakiness window reads run_attempt too: the index stays covering.
+  await db.schema.dropIndex('tests_case_window').execute();
+  await db.schema.createIndex('tests_case_window').on('tests').columns(['case_id', 'id', 'status', 'is_flaky', 'run_id', 'run_attempt', 'commit_sha', 'created_at']).execute();
   await db.schema.alterTable('project_settings').addColumn('shard_timeout_minutes', 'integer', (c) => c.notNull().defaultTo(30)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('project_settings').dropColumn('shard_timeout_minutes').execute();
+  await db.schema.dropIndex('tests_case_window').execute();
+  await db.schema.createIndex('tests_case_window').on('tests').columns(['case_id', 'id', 'status', 'is_flaky', 'run_id', 'commit_sha', 'created_at']).execute();
   await db.schema.alterTable('tests').dropColumn('run_attempt').execute();
   await db.schema.dropTable('run_shards').execute();
+  await db.schema.dropIndex('runs_status_build').execute();
   await db.schema.dropIndex('runs_build_key').execute();
   for (const col of ['finish_count', 'finish_reason', 'current_attempt', 'ci_group', 'build_key']) {
     await db.schema.alterTable('runs').dropColumn(col).execute();
