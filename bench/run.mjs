@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -10,15 +10,17 @@ import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
 import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
+import { benchShards } from './shards.mjs';
 import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' } } });
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards };
 // Which databases a part means something on: the reporter's overhead does not depend on the
-// server's database (measured on SQLite only); the fleet needs a database servers can share.
-const runsOn = { overhead: ['sqlite'], fleet: ['postgres'] };
+// server's database (measured on SQLite only), nor does the evenness of shards; the fleet needs a
+// database servers can share.
+const runsOn = { overhead: ['sqlite'], fleet: ['postgres'], shards: ['sqlite'] };
 const dbs = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] }[values.db];
 if (!dbs) throw new Error(`unknown --db "${values.db}": sqlite, postgres or both`);
 const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(parts);
