@@ -124,7 +124,11 @@ describe('a sharded GitHub Actions build', () => {
   beforeAll(async () => {
     // The three matrix jobs start together.
     reports = await Promise.all([1, 2, 3].map((i) => shard(i, 3, { ...env(), ...github('9001') })));
-    for (const r of reports) expect(r.stderr).not.toMatch(/could not|refused|spooled/);
+    for (const [i, r] of reports.entries()) {
+      expect(r.stderr).not.toMatch(/could not|refused|spooled/);
+      // The job's log says which run it joined.
+      expect(r.stderr).toContain(`(shard ${i + 1}/3 of CI build 9001) — ${t.url}/runs/`);
+    }
     const runs = await runsOfBuild('9001');
     expect(runs).toHaveLength(1);
     runId = runs[0].id;

@@ -32,6 +32,8 @@ export class TestReportReporter implements Reporter {
   private readonly skippedArtifacts: string[] = [];
   /** Which shard (and attempt) of a CI build this process is: its finish ends that shard only. */
   private shard: ReturnType<typeof shardOf> = {};
+  /** " (shard 2/3 of CI build 123)" on the summary line, so a job's log says which run it joined. */
+  private shardNote = '';
 
   constructor(options: ReporterOptions = {}) {
     this.opts = resolveOptions(options);
@@ -118,6 +120,7 @@ export class TestReportReporter implements Reporter {
     });
     const body = runBody(config, root, this.opts, detectCi());
     this.shard = shardOf(body);
+    if (body.ciBuildId && (body.shardTotal ?? 1) > 1) this.shardNote = ` (shard ${body.shardCurrent}/${body.shardTotal} of CI build ${body.ciBuildId})`;
     this.spool.write({ t: 'run', cid: this.runCid, body });
     const suites = suiteRecords(root, config);
     for (const s of suites) this.spool.write(s);
@@ -157,7 +160,7 @@ export class TestReportReporter implements Reporter {
     if (outcome.dropped.length) this.say(`the server refused ${outcome.dropped.join('; ')}`);
     if (outcome.delivered) {
       this.spool.remove();
-      this.say(`${this.summary.line} — ${this.opts.url}/runs/${outcome.runId}`);
+      this.say(`${this.summary.line}${this.shardNote} — ${this.opts.url}/runs/${outcome.runId}`);
     } else {
       this.spool.close();
       if (this.spool.usable || this.spoolExists()) {
