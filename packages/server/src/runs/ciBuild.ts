@@ -15,6 +15,30 @@ export type FinishReason = 'shards' | 'timeout' | 'complete' | 'cancel' | 'statu
 export const buildKeyOf = (ciBuildId: string, group: string | undefined) =>
   createHash('sha256').update(`${ciBuildId}\u0000${group ?? ''}`).digest('hex');
 
+/**
+ * The build's duration: shards run in parallel, so it is the longest duration a counting attempt
+ * reported (a wall-clock span would include the wait before a re-run). Null when none reported one.
+ */
+function longestShard(latest: ShardRow[]): number | null {
+  const reported = latest.map((s) => s.duration).filter((d): d is number => d !== null);
+  return reported.length ? Math.max(...reported) : null;
+}
+
+const SHARD_PARTS = [['passedTests', 'passed_tests'], ['failedTests', 'failed_tests'], ['skippedTests', 'skipped_tests'], ['flakyTests', 'flaky_tests']] as const;
+
+/** A shard's reported counts must add up like a run's (runs/counts.ts): no part, nor their sum, above totalTests. */
+function checkShardCounts(shard: ShardRow, patch: RunUpdate) {
+  const total = patch.totalTests ?? shard.total_tests;
+  if (total === null) return;
+  let sum = 0;
+  for (const [field, col] of SHARD_PARTS) {
+    const n = patch[field] ?? shard[col] ?? 0;
+    if (n > total) throw new ValidationError(field, 'out_of_range', `${field}: ${field} (${n}) cannot exceed totalTests (${total})`);
+    sum += n;
+  }
+  if (sum > total) throw new ValidationError('totalTests', 'out_of_range', `totalTests: passed + failed + skipped + flaky (${sum}) cannot exceed totalTests (${total})`);
+}
+
 const shardRow = (runId: string, index: number, attempt: number, at: string): ShardRow => ({
   run_id: runId, shard_index: index, attempt, status: 'running',
   total_tests: null, passed_tests: null, failed_tests: null, skipped_tests: null, flaky_tests: null,
@@ -44,23 +68,27 @@ export function createCiBuilds(
   async function finish(row: RunRow, reason: FinishReason, at: string): Promise<RunRow> {
     if (reason === 'cancel') await ctx.shards.endRunning(row.id, 'cancelled', at);
     else if (reason !== 'shards') await ctx.shards.endRunning(row.id, 'timed_out', at);
+    const latest = [...latestAttempts(await ctx.shards.ofRun(row.id)).values()];
     let status: string;
     if (reason === 'cancel') status = 'cancelled';
     else {
       const counts = await ctx.countsOf(row.id);
-      const shardFailed = [...latestAttempts(await ctx.shards.ofRun(row.id)).values()].some((s) => s.status === 'failed');
-      status = counts.failed > 0 || shardFailed ? 'failed' : 'passed';
+      status = counts.failed > 0 || latest.some((s) => s.status === 'failed') ? 'failed' : 'passed';
     }
-    const set = { status, finished_at: at, finish_reason: reason, finish_count: row.finish_count + 1, updated_at: at };
+    const set = { status, finished_at: at, finish_reason: reason, finish_count: row.finish_count + 1, duration: longestShard(latest), updated_at: at };
     await ctx.runs.update(row.id, set);
     const updated = { ...row, ...set };
     await ctx.announce(updated);
     return updated;
   }
 
-  /** Sets a finished run running again (a late shard or a re-run joined); it finishes again later. */
+  /**
+   * Sets a finished run running again (a late shard or a re-run joined); it finishes again later.
+   * finish_reason stays stored (readers see null while running): it is the verdict on shards that
+   * were given up, should the run finish again without them.
+   */
   async function reopen(row: RunRow, at: string): Promise<RunRow> {
-    const set = { status: 'running', finished_at: null, finish_reason: null, updated_at: at };
+    const set = { status: 'running', finished_at: null, updated_at: at };
     await ctx.runs.update(row.id, set);
     return { ...row, ...set };
   }
@@ -70,6 +98,23 @@ export function createCiBuilds(
     for (let i = 1; i <= (row.shard_total ?? 1); i++) if (!ENDED_SHARD.has(latest.get(i)?.status ?? '')) return false;
     return true;
   };
+  /**
+   * Nothing left to wait for: every shard ended, or was given up by an earlier finish (timed out,
+   * or never seen by a run that already finished once). A run reopened by a re-run of one shard
+   * thus finishes again when that shard ends, not after another timeout.
+   */
+  const settled = (row: RunRow, shards: ShardRow[]) => {
+    const latest = latestAttempts(shards);
+    for (let i = 1; i <= (row.shard_total ?? 1); i++) {
+      const s = latest.get(i);
+      const givenUp = s ? s.status === 'timed_out' : row.finish_count > 0;
+      if (!givenUp && !ENDED_SHARD.has(s?.status ?? '')) return false;
+    }
+    return true;
+  };
+  /** Why a settled run finishes: its shards, or the earlier verdict that gave the missing ones up. */
+  const reasonOf = (row: RunRow, shards: ShardRow[]): FinishReason =>
+    allEnded(row, shards) ? 'shards' : ((row.finish_reason ?? 'timeout') as FinishReason);
 
   /**
    * PATCH /runs/:id on a CI build's run. Counts and duration are the shard's; the run's counts come
@@ -91,6 +136,7 @@ export function createCiBuilds(
       await ctx.shards.insert(shard);
       shards.push(shard);
     }
+    checkShardCounts(shard, patch);
     const ends = patch.status !== undefined && patch.status !== 'running';
     const wasEnded = ENDED_SHARD.has(shard.status);
     const set = {
@@ -108,11 +154,11 @@ export function createCiBuilds(
     await ctx.runs.update(row.id, { updated_at: at });
     row = { ...row, updated_at: at };
     if (!ends || wasEnded) return row;
-    if (row.finished_at === null) return allEnded(row, shards) ? finish(row, 'shards', at) : row;
+    if (row.finished_at === null) return settled(row, shards) ? finish(row, reasonOf(row, shards), at) : row;
     // A cancelled run stays cancelled until a shard joins it again.
     if (row.status === 'cancelled') return row;
     // A late shard of a finished run: the run finishes again, with what it has now.
-    return finish(row, allEnded(row, shards) ? 'shards' : (row.finish_reason as FinishReason), at);
+    return finish(row, reasonOf(row, shards), at);
   }
 
   return {

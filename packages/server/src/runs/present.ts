@@ -51,7 +51,7 @@ export function toRun(row: RunRow, derived: StatusCounts, finishedShards: number
     duration: row.duration,
     group: row.ci_group,
     finishedShards,
-    finishReason: row.finish_reason as Run['finishReason'],
+    finishReason: row.finished_at === null ? null : (row.finish_reason as Run['finishReason']),
     finishCount: row.finish_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

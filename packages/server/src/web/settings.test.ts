@@ -132,8 +132,8 @@ describe('settings pages', () => {
   });
 
   it('saves project settings for an admin', async () => {
-    const res = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', autoQuarantineEnabled: 'true' } });
+    const res = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', autoQuarantineEnabled: 'true', shardTimeoutMinutes: '45' } });
     expect(res.location).toBe(`${base}?done=saved`);
-    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body).toMatchObject({ dataRetentionDays: 14, flakinessThreshold: 0.25, autoQuarantineEnabled: true });
+    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body).toMatchObject({ dataRetentionDays: 14, flakinessThreshold: 0.25, autoQuarantineEnabled: true, shardTimeoutMinutes: 45 });
   });
 });

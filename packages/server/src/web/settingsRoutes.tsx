@@ -67,7 +67,13 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
   route('post', '', async (c) => {
     const f = await formFields(c);
     try {
-      const patch = parseWith(settingsUpdate, { dataRetentionDays: Number(f.dataRetentionDays), flakinessThreshold: Number(f.flakinessThreshold), autoQuarantineEnabled: f.autoQuarantineEnabled === 'true' });
+      const patch = parseWith(settingsUpdate, {
+        dataRetentionDays: Number(f.dataRetentionDays),
+        flakinessThreshold: Number(f.flakinessThreshold),
+        autoQuarantineEnabled: f.autoQuarantineEnabled === 'true',
+        // A form loaded before the field existed leaves the timeout as it is.
+        ...(f.shardTimeoutMinutes !== undefined ? { shardTimeoutMinutes: Number(f.shardTimeoutMinutes) } : {}),
+      });
       await services.projects.updateSettings(c.get('principal'), c.req.param('id') ?? '', patch);
       return done(c, '', 'saved');
     } catch (err) {

@@ -183,3 +183,30 @@ describe('webhook format', () => {
     await dropHooks();
   });
 });
+
+describe('runs of a CI build', () => {
+  it('a chat message says when shards are missing and when a finish repeats after a reopen', async () => {
+    await createHook({ url: receiver.url, format: 'slack', events: ['run.completed'] });
+    try {
+      const build = { projectId: t.projectId, status: 'running', branch: 'main', ciBuildId: `chat-${Date.now()}`, shardTotal: 3 };
+      const run = (await t.api('POST', '/runs', { auth: t.apiKey, body: { ...build, shardCurrent: 1 } })).body;
+      await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'passed', shardCurrent: 1 } });
+      mark();
+      await t.api('POST', `/runs/${run.id}/complete`, { auth: t.apiKey });
+      await deliver();
+      const first = JSON.parse((await arrived(1))[0].body);
+      expect(first.text).toContain('Only 1 of 3 shards reported.');
+      expect(first.text).not.toContain('Updated result');
+
+      await t.api('POST', '/runs', { auth: t.apiKey, body: { ...build, shardCurrent: 2 } });
+      await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'passed', shardCurrent: 2 } });
+      mark();
+      await deliver();
+      const second = JSON.parse((await arrived(1))[0].body);
+      expect(second.text).toContain('Updated result (finish 2): a late shard or a re-run reopened this run.');
+      expect(second.text).toContain('Only 2 of 3 shards reported.');
+    } finally {
+      await dropHooks();
+    }
+  });
+});

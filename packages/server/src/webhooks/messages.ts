@@ -28,8 +28,18 @@ const firstLine = (s: string | null) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '')
 
 const verdict = (run: RunData) => (run.failedTests > 0 ? 'failed' : run.status);
 const title = (run: RunData) => `Test run ${verdict(run)}${run.branch ? ` on ${run.branch}` : ''}`;
+/**
+ * What a CI build's run adds (issue 12): a run finished without all its shards says so, and a
+ * repeat finish (a late shard or a re-run reopened the run) reads as an update of the earlier message.
+ */
+function buildNote(run: RunData): string {
+  const notes: string[] = [];
+  if (run.reopened) notes.push(`Updated result (finish ${run.finishCount}): a late shard or a re-run reopened this run.`);
+  if (run.finishedShards != null && run.shardTotal != null && run.finishedShards < run.shardTotal) notes.push(`Only ${run.finishedShards} of ${run.shardTotal} shards reported.`);
+  return notes.length ? ` ${notes.join(' ')}` : '';
+}
 const counts = (run: RunData) =>
-  `${run.totalTests} tests: ${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped (${run.passRate}% pass rate)`;
+  `${run.totalTests} tests: ${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped (${run.passRate}% pass rate)${buildNote(run)}`;
 const shortSha = (sha: string | null) => (sha ? sha.slice(0, 12) : null);
 
 interface Message {

@@ -33,10 +33,20 @@ const runSummary = (run: Run, appUrl: string) => ({
   id: run.id, url: `${appUrl}/runs/${run.id}`, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
   ciBuildUrl: run.ciBuildUrl, totalTests: run.totalTests ?? 0, passedTests: run.passedTests ?? 0, failedTests: run.failedTests ?? 0,
   skippedTests: run.skippedTests ?? 0, flakyTests: run.flakyTests ?? 0, passRate: run.passRate, duration: run.duration,
-  // A late shard or CI re-run reopens a finished run; its next finish is delivered again and says so.
-  finishCount: run.finishCount, reopened: run.finishCount > 1, finishReason: run.finishReason, shardTotal: run.shardTotal,
-  finishedShards: run.finishedShards, group: run.group,
+  ...ciBuildFields(run),
 });
+
+/**
+ * Added to the §8 fields only for a run of a CI build or a repeat finish (issue 12): a late shard
+ * or a CI re-run reopens a finished run, and its next finish is delivered again and says so.
+ */
+const ciBuildFields = (run: Run) =>
+  run.finishedShards === null && run.finishCount <= 1
+    ? {}
+    : {
+        finishCount: run.finishCount, reopened: run.finishCount > 1, finishReason: run.finishReason, group: run.group,
+        shardTotal: run.shardTotal, finishedShards: run.finishedShards,
+      };
 
 /** How long a resolver may take when a webhook is saved; an unresolvable name is re-checked at delivery. */
 const SAVE_LOOKUP_TIMEOUT_MS = 3000;
