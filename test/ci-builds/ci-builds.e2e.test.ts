@@ -5,7 +5,7 @@
  * reports uploaded with the CLI join one run; every finish delivers run.completed/run.failed once.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +248,50 @@ describe('a shard that never finishes', () => {
     expect(again).toMatchObject({ status: 'passed', finishReason: 'shards', finishedShards: 3, finishCount: 2, ...countsOf([...done.map((r) => r.json), late.json]) });
     expect(await deliveriesFor(run.id)).toEqual(['run.completed#1', 'run.completed#2']);
   }, 180_000);
+});
+
+/** A JUnit file of two tests, one failing (`i` keeps the names of two files apart). */
+function junit(i: number): string {
+  const file = join(temp(), `junit-${i}.xml`);
+  writeFileSync(
+    file,
+    `<?xml version="1.0" encoding="UTF-8"?><testsuites><testsuite name="api ${i}" tests="2" failures="1">` +
+      `<testcase classname="api.part${i}" name="lists" time="0.5"/>` +
+      `<testcase classname="api.part${i}" name="creates" time="0.2"><failure message="boom">boom</failure></testcase>` +
+      `</testsuite></testsuites>`,
+  );
+  return file;
+}
+
+describe('JUnit uploads of parallel jobs', () => {
+  it('join one run by the CI parallel slot (GitLab parallel: 2), or by --shard and --build-id anywhere', async () => {
+    const gitlab = (i: number) => ({ ...env(), GITLAB_CI: 'true', CI_PIPELINE_ID: '555', CI_JOB_NAME: `api ${i}/2`, CI_NODE_INDEX: String(i), CI_NODE_TOTAL: '2' });
+    const viaCi = await Promise.all([1, 2].map((i) => cli(['upload', junit(i), '--json'], gitlab(i))));
+    const viaFlags = await Promise.all([1, 2].map((i) => cli(['upload', junit(i), '--shard', `${i}/2`, '--build-id', 'nightly-2026-11-24', '--json'], env())));
+    for (const [results, buildId, group] of [[viaCi, '555', 'api'], [viaFlags, 'nightly-2026-11-24', null]] as const) {
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+      expect(new Set(results.map((r) => r.json.runId)).size).toBe(1);
+      expect(await getRun(results[0].json.runId)).toMatchObject({ ciBuildId: buildId, group, status: 'failed', totalTests: 4, failedTests: 2, passedTests: 2, shardTotal: 2, finishedShards: 2 });
+    }
+  }, 60_000);
+});
+
+describe('reporter shard-plan without history or server', () => {
+  it('prints Playwright\'s own --shard, so the same command line always works', async () => {
+    const fresh = await t.createOtherTenant();
+    const noHistory = await cli(['shard-plan', '--total', '3', '--index', '2', '--no-discover'], { TESTREPORT_URL: t.url, TESTREPORT_API_KEY: fresh.apiKey });
+    expect([noHistory.code, noHistory.stdout]).toEqual([0, '--shard=2/3\n']);
+    expect(noHistory.stderr).toContain('no finished runs');
+    const noKey = await cli(['shard-plan', '--total', '3', '--index', '3'], {});
+    expect([noKey.code, noKey.stdout]).toEqual([0, '--shard=3/3\n']);
+    // Nothing listens on the discard port: the server is down.
+    const down = await cli(['shard-plan', '--total', '3', '--index', '1', '--no-discover'], { TESTREPORT_URL: 'http://127.0.0.1:9', TESTREPORT_API_KEY: t.apiKey });
+    expect([down.code, down.stdout]).toEqual([0, '--shard=1/3\n']);
+    expect(down.stderr).toContain('no plan from the server');
+    const bad = await cli(['shard-plan', '--total', '3', '--index', '4'], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--index must be a whole number from 1 to 3');
+  }, 60_000);
 });
 
 describe('reporter runs complete', () => {

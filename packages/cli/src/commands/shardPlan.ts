@@ -37,6 +37,9 @@ export interface ShardPlanResult {
   shards: ShardArgs[];
 }
 
+/** A server that is down must not hold up every CI job for the SDK's default minute: fall back soon. */
+const PLAN_PATIENCE = { maxRetries: 1, retryBudgetMs: 15_000 };
+
 const playwrightShards = (total: number, reason: string, basedOnRuns = 0): ShardPlanResult => ({
   total,
   source: 'playwright',
@@ -54,7 +57,7 @@ export async function shardPlan(ctx: Context, input: ShardPlanInput): Promise<Sh
   const { total } = input;
   let plan: ResponseOf<'projects.shardPlan'>;
   try {
-    const client = ctx.client();
+    const client = ctx.client('any', PLAN_PATIENCE);
     plan = await client.projects.shardPlan(await ctx.projectId(client), { total });
   } catch (e) {
     return pick(playwrightShards(total, `no plan from the server (${(e as Error).message})`), input.index);
