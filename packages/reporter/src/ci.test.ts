@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectCi, detectCiNode, shardOf, withBuildIdentity } from './ci.js';
+import { detectCi, detectCiNode } from './ci.js';
+import { shardOf, withBuildIdentity } from './ciBuild.js';
 
 const noGit = { git: false };
 

@@ -4,7 +4,8 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { TestReportClient } from '@testreport/client';
 import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract';
 import { artifactsOf } from './attachments.js';
-import { detectCi, shardOf } from './ci.js';
+import { detectCi } from './ci.js';
+import { shardOf } from './ciBuild.js';
 import { LiveDelivery } from './live.js';
 import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';

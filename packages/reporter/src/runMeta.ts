@@ -1,6 +1,7 @@
 import { hostname, release, type } from 'node:os';
 import type { FullConfig, Suite } from '@playwright/test/reporter';
-import { withBuildIdentity, type CiMetadata } from './ci.js';
+import type { CiMetadata } from './ci.js';
+import { withBuildIdentity } from './ciBuild.js';
 import type { ResolvedOptions } from './options.js';
 import type { RunBody } from './spool.js';
 

@@ -5,7 +5,7 @@ import type { TestReportClient } from '@testreport/client';
 import { deliver, type Outgoing } from './delivery/deliver.js';
 import { Delivery, type Ack } from './delivery/engine.js';
 import { idempotencyKey, type AckRecord, type ArtifactRecord, type FinishRecord, type RunRecord, type SuiteRecord, type BatchRecord } from './delivery/records.js';
-import { shardOf } from './ci.js';
+import { shardOf } from './ciBuild.js';
 
 export { idempotencyKey };
 export type { RunBody } from './delivery/records.js';
