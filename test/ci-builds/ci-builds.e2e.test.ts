@@ -51,8 +51,8 @@ interface Shard {
   jsonFile: string;
 }
 
-/** `playwright test --shard=i/n` as a CI job runs it; our reporter only when `report` is set. */
-async function shard(index: number, total: number, env: Record<string, string>, report = true): Promise<Shard> {
+/** `playwright test --shard=i/n` started as a CI job starts it; our reporter only when `report` is set. */
+function startShard(index: number, total: number, env: Record<string, string>, report = true) {
   const dir = temp();
   const jsonFile = join(dir, 'report.json');
   const child = spawn(process.execPath, [playwrightCli, 'test', '-c', config, `--shard=${index}/${total}`], {
@@ -62,8 +62,24 @@ async function shard(index: number, total: number, env: Record<string, string>, 
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.stdout.resume();
-  const code = await new Promise<number>((res) => child.on('close', (c) => res(c ?? -1)));
-  return { code, stderr, json: JSON.parse(readFileSync(jsonFile, 'utf8')), jsonFile };
+  const closed = new Promise<number>((res) => child.on('close', (c) => res(c ?? -1)));
+  return { child, closed, jsonFile, stderr: () => stderr };
+}
+
+/** A shard run to its end. */
+async function shard(index: number, total: number, env: Record<string, string>, report = true): Promise<Shard> {
+  const s = startShard(index, total, env, report);
+  const code = await s.closed;
+  return { code, stderr: s.stderr(), json: JSON.parse(readFileSync(s.jsonFile, 'utf8')), jsonFile: s.jsonFile };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
 }
 
 /** Counts of Playwright's JSON reports together, in the run's terms. */
@@ -211,12 +227,18 @@ describe('a shard that never finishes', () => {
   it('leaves the run running until the shard timeout, which finishes it as 2 of 3 shards', async () => {
     const set = await t.api('PATCH', `/projects/${t.projectId}/settings`, { auth: t.owner, body: { shardTimeoutMinutes: 5 } });
     expect(set.status).toBe(200);
+    // Shard 3's runner hangs in a test and is killed (a lost CI machine): it joined the run, and
+    // never reports its end.
+    const hung = startShard(3, 3, { ...env(), ...github('9003'), TR_HANG: '1' });
     const done = await Promise.all([1, 2].map((i) => shard(i, 3, { ...env(), ...github('9003') })));
-    const [run] = await runsOfBuild('9003');
-    // Shard 3 started (its job joined the run) and then hung: it never reports its end.
-    const hung = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running', ciProvider: 'GitHub Actions', ciBuildId: '9003', group: 'e2e', attempt: 1, shardCurrent: 3, shardTotal: 3 } });
-    expect(hung.status).toBe(200);
-    expect(hung.body.id).toBe(run.id);
+    const doneFiles = new Set(done.flatMap((r) => filesOf(r.json)));
+    // Killed once it sent the results of the tests before the hanging one.
+    const run = await until('shard 3 to send results', async () => {
+      const [r] = await runsOfBuild('9003');
+      return r && (await testsOf(r.id)).some((x) => !doneFiles.has(x.filePath)) ? r : undefined;
+    });
+    hung.child.kill('SIGKILL');
+    await hung.closed;
     expect((await getRun(run.id)).status).toBe('running');
 
     // Not yet: four minutes of silence are within the timeout.
@@ -228,7 +250,12 @@ describe('a shard that never finishes', () => {
     try {
       await t.server.services.shardTimeouts.checkOnce();
       const finished = await getRun(run.id);
-      expect(finished).toMatchObject({ status: 'passed', finishReason: 'timeout', finishedShards: 2, shardTotal: 3, ...countsOf(done.map((r) => r.json)) });
+      // What arrived counts: shards 1 and 2 whole, and whatever shard 3 sent before it hung.
+      const tests = await testsOf(run.id);
+      const only = (status: string) => tests.filter((x) => x.status === status).length;
+      expect(finished).toMatchObject({ status: 'passed', finishReason: 'timeout', finishedShards: 2, shardTotal: 3, totalTests: tests.length, passedTests: only('passed'), skippedTests: only('skipped'), failedTests: 0 });
+      expect(tests.length).toBeGreaterThan(countsOf(done.map((r) => r.json)).totalTests);
+      for (const f of done.flatMap((r) => filesOf(r.json))) expect(tests.some((x) => x.filePath === f)).toBe(true);
       expect((await shardsOf(run.id)).map((s) => [s.index, s.status])).toEqual([[1, 'passed'], [2, 'passed'], [3, 'timed_out']]);
       // Delivered while the clock is still ahead: the delivery is due at the (moved) time of the finish.
       expect(await deliveriesFor(run.id)).toEqual(['run.completed#1']);
@@ -239,13 +266,15 @@ describe('a shard that never finishes', () => {
     }
   }, 180_000);
 
-  it('reopens the finished run when the late shard does report, and finishes it again with every shard', async () => {
+  it('reopens the finished run when the lost shard is re-run, and finishes it again with every shard', async () => {
     const [run] = await runsOfBuild('9003');
-    const late = await shard(3, 3, { ...env(), ...github('9003') });
+    // "Re-run failed jobs" on the killed shard: attempt 2, which replaces what attempt 1 had sent.
+    const late = await shard(3, 3, { ...env(), ...github('9003', 2) });
     expect(late.code).toBe(0);
     const done = await Promise.all([1, 2].map((i) => shard(i, 3, {}, false)));
     const again = await getRun(run.id);
     expect(again).toMatchObject({ status: 'passed', finishReason: 'shards', finishedShards: 3, finishCount: 2, ...countsOf([...done.map((r) => r.json), late.json]) });
+    expect((await shardsOf(run.id)).filter((x) => x.index === 3).map((x) => [x.attempt, x.status])).toEqual([[1, 'timed_out'], [2, 'passed']]);
     expect(await deliveriesFor(run.id)).toEqual(['run.completed#1', 'run.completed#2']);
   }, 180_000);
 });
