@@ -229,7 +229,8 @@ describe('inactivity timeout and late shards', () => {
 
       // Passes of 20 until nothing is due (failed sends to the other hook are rescheduled, not due again).
       while ((await t.server.services.webhooks.deliverDueOnce()) > 0);
-      const payloads = receiver.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.run.id === run.id);
+      // The worker sends in parallel: order by finish, not by arrival.
+      const payloads = receiver.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.run.id === run.id).sort((x, y) => x.data.run.finishCount - y.data.run.finishCount);
       expect(payloads.map((p) => [p.event, p.data.run.status, p.data.run.finishCount, p.data.run.reopened, p.data.run.finishReason, p.data.run.finishedShards])).toEqual([
         ['run.completed', 'passed', 1, false, 'timeout', 2],
         ['run.completed', 'failed', 2, true, 'shards', 3],
@@ -289,6 +290,10 @@ describe('complete and cancel', () => {
     }
     const member = clientFor(t, await t.createUser({ teamId: t.teamId, role: 'member' }));
     expect(await member.runs.complete(plain.id)).toMatchObject({ status: 'passed', finishReason: 'complete', finishedShards: null, group: null });
+    // Counts a PATCH stored decide, as readers see them.
+    const patched = await sdk.runs.create({ projectId: t.projectId, status: 'running' });
+    await sdk.runs.update(patched.id, { totalTests: 2, passedTests: 1, failedTests: 1 });
+    expect(await sdk.runs.complete(patched.id)).toMatchObject({ status: 'failed', failedTests: 1, finishReason: 'complete', finishCount: 1 });
     const other = await t.createOtherTenant();
     const hidden = await t.api('POST', `/runs/${plain.id}/cancel`, { auth: other.apiKey });
     expect(hidden.status).toBe(404);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunCreate, RunUpdate } from '@testreport/contract';
 import type { Deps } from '../deps.js';
 import { ConflictError, ValidationError } from '../lib/errors.js';
-import type { RunRepo, RunRow, StatusCounts } from './repo.js';
+import type { RunRepo, RunRow } from './repo.js';
 import { ENDED_SHARD, latestAttempts, type ShardRepo, type ShardRow } from './shardRepo.js';
 
 /** Why a run finished (contract FINISH_REASONS). */
@@ -56,8 +56,8 @@ export function createCiBuilds(
   ctx: {
     runs: RunRepo;
     shards: ShardRepo;
-    /** Counts of the run's stored tests, latest attempt per case. */
-    countsOf(runId: string): Promise<StatusCounts>;
+    /** Failed tests of the run as readers see them (stored tests, latest attempt per case). */
+    failedTestsOf(row: RunRow): Promise<number>;
     /** Emits run.finished for the row as stored (webhooks and flakiness listen). */
     announce(row: RunRow): Promise<void>;
   },
@@ -72,8 +72,7 @@ export function createCiBuilds(
     let status: string;
     if (reason === 'cancel') status = 'cancelled';
     else {
-      const counts = await ctx.countsOf(row.id);
-      status = counts.failed > 0 || latest.some((s) => s.status === 'failed') ? 'failed' : 'passed';
+      status = (await ctx.failedTestsOf(row)) > 0 || latest.some((s) => s.status === 'failed') ? 'failed' : 'passed';
     }
     const set = { status, finished_at: at, finish_reason: reason, finish_count: row.finish_count + 1, duration: longestShard(latest), updated_at: at };
     await ctx.runs.update(row.id, set);
@@ -203,7 +202,6 @@ export function createCiBuilds(
       if (input.status !== 'running') row = await shardEnded(row, { status: input.status, shardCurrent: index, attempt });
       return { row, created, attempt };
     },
-
   };
 }
 export type CiBuilds = ReturnType<typeof createCiBuilds>;

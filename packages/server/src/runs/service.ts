@@ -7,11 +7,10 @@ import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toJson } from '../db/values.js';
 import { checkCounts } from './counts.js';
-import { toRun, toRunListItem } from './present.js';
+import { resolveCounts, toRun, toRunListItem, toShard } from './present.js';
 import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
 import { buildKeyOf, createCiBuilds } from './ciBuild.js';
 import { createShardRepo, finishedShardCount, type ShardRow } from './shardRepo.js';
-import { toShard } from './present.js';
 
 const FINISHED = new Set(['passed', 'failed', 'cancelled']);
 const COUNT_FIELDS = ['totalTests', 'passedTests', 'failedTests', 'skippedTests', 'flakyTests'] as const;
@@ -48,7 +47,8 @@ export function createRunService(deps: Deps) {
   const ciBuilds = createCiBuilds(deps, {
     runs: repo,
     shards,
-    countsOf: async (id) => (await repo.statusCounts([id])).get(id)!,
+    // Count columns a PATCH stored (runs without a build id) win over the derived ones, as readers see them.
+    failedTestsOf: async (row) => resolveCounts(row, (await repo.statusCounts([row.id])).get(row.id)!).failedTests,
     announce: (row) => announceFinish(row),
   });
 
