@@ -279,6 +279,17 @@ describe('a shard that never finishes', () => {
   }, 180_000);
 });
 
+describe('a matrix over browsers', () => {
+  it('keeps one run per TESTREPORT_GROUP within one workflow run', async () => {
+    const jobs = await Promise.all(['chromium', 'firefox'].map((b) => shard(1, 1, { ...env(), ...github('9005'), TESTREPORT_GROUP: `e2e-${b}` })));
+    const runs = await runsOfBuild('9005');
+    expect(runs.map((r) => r.id)).toHaveLength(2);
+    const full = await Promise.all(runs.map((r) => getRun(r.id)));
+    expect(full.map((r) => r.group).sort()).toEqual(['e2e-chromium', 'e2e-firefox']);
+    for (const r of full) expect(r).toMatchObject({ status: 'passed', finishedShards: 1, ...countsOf([jobs[0].json]) });
+  }, 120_000);
+});
+
 /** A JUnit file of two tests, one failing (`i` keeps the names of two files apart). */
 function junit(i: number): string {
   const file = join(temp(), `junit-${i}.xml`);
