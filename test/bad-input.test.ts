@@ -29,6 +29,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'runs.complete': null,
   'runs.cancel': null,
   'runs.delete': null,
+  'runs.summary': null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

@@ -6,6 +6,7 @@ import * as K from './apiKeys.js';
 import * as M from './me.js';
 import * as P from './projects.js';
 import * as R from './runs.js';
+import * as RS from './runSummary.js';
 import * as S from './suites.js';
 import * as SP from './shardPlan.js';
 import * as T from './tests.js';
@@ -66,6 +67,7 @@ export const endpoints = {
   'runs.complete': e({ ...api, method: 'POST', path: '/runs/:id/complete', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run now from what is stored', params: idParam, response: R.run }),
   'runs.cancel': e({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled', params: idParam, response: R.run }),
   'runs.delete': e({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts', params: idParam, response: R.runDeleted }),
+  'runs.summary': e({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run', params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
   // Tests
   'tests.create': e({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result', body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing', body: T.testBatchCreate, response: T.testBatchCreated }),

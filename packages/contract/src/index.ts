@@ -1,5 +1,6 @@
 export * from './common.js';
 export * from './runs.js';
+export * from './runSummary.js';
 export * from './tests.js';
 export * from './suites.js';
 export * from './flakiness.js';

@@ -134,7 +134,7 @@ export const runListQuery = z.object({
   projectId: id,
   status: runStatus.optional(),
   branch: z.string().max(2_000).optional(),
-  /** The runs of one CI build (`reporter runs complete` finds its build's run with these). */
+  /** The CI build's id as the reporter sent it (`ciBuildId`): finds the run(s) of one CI build. */
   ciBuildId: shortMeta.optional(),
   /** With ciBuildId: the group; empty = the run without a group. */
   group: z.string().max(200).optional(),

@@ -12,3 +12,4 @@ export { Delivery, isRefusal, type DeliveryOptions, type ArtifactOutcome } from 
 export { deliver, type Outgoing, type DeliveryReport, type Counts } from './delivery/deliver.js';
 export { planArtifact, type AttachmentInput, type ArtifactPlan } from './delivery/artifacts.js';
 export type { ArtifactJob, RecordKind, RunBody, TestBody } from './delivery/records.js';
+export { appendStepSummary, appendStepSummaryText, STEP_SUMMARY_LIMIT, type StepSummaryOptions } from './stepSummary.js';

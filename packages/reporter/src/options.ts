@@ -36,6 +36,8 @@ export interface ReporterOptions {
   retryBudgetMs?: number;
   /** Retries per call on connection errors, 429 and 502–504 (default 3). */
   maxRetries?: number;
+  /** On GitHub Actions, append the run's summary to the job summary after sending (TESTREPORT_SUMMARY=true). */
+  summary?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -54,6 +56,7 @@ export interface ResolvedOptions {
   timeoutMs: number | undefined;
   retryBudgetMs: number | undefined;
   maxRetries: number | undefined;
+  summary: boolean;
 }
 
 export const DEFAULT_OUTPUT_DIR = 'testreport-spool';
@@ -86,5 +89,6 @@ export function resolveOptions(o: ReporterOptions = {}, env: Record<string, stri
     timeoutMs: o.timeoutMs ?? envNumber(env.TESTREPORT_TIMEOUT_MS),
     retryBudgetMs: o.retryBudgetMs ?? envNumber(env.TESTREPORT_RETRY_BUDGET_MS),
     maxRetries: o.maxRetries,
+    summary: o.summary ?? envFlag(env.TESTREPORT_SUMMARY) ?? false,
   };
 }

@@ -11,6 +11,7 @@ import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
 import { runBody } from './runMeta.js';
 import { SpoolWriter } from './spool.js';
+import { writeJobSummary } from './jobSummary.js';
 import { RunSummary, someOf } from './summary.js';
 
 const PREFIX = '[testreport]';
@@ -24,6 +25,7 @@ const PREFIX = '[testreport]';
 export class TestReportReporter implements Reporter {
   private readonly opts: ResolvedOptions;
   private live: LiveDelivery | undefined;
+  private client: TestReportClient | undefined;
   private spool!: SpoolWriter;
   private config!: FullConfig;
   private multiProject = false;
@@ -114,6 +116,7 @@ export class TestReportReporter implements Reporter {
       ...(this.opts.retryBudgetMs ? { retryBudgetMs: this.opts.retryBudgetMs } : {}),
       ...(this.opts.maxRetries !== undefined ? { maxRetries: this.opts.maxRetries } : {}),
     });
+    this.client = client;
     this.spool = new SpoolWriter(this.opts.outputDir, this.runCid);
     this.spool.write({
       t: 'header', v: 1, cid: this.runCid, createdAt: new Date().toISOString(), url: this.opts.url,
@@ -162,6 +165,7 @@ export class TestReportReporter implements Reporter {
     if (outcome.delivered) {
       this.spool.remove();
       this.say(`${this.summary.line}${this.shardNote} — ${this.opts.url}/runs/${outcome.runId}`);
+      if (this.opts.summary) await writeJobSummary(this.client!, outcome.runId, (line) => this.say(line));
     } else {
       this.spool.close();
       if (this.spool.usable || this.spoolExists()) {

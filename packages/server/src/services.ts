@@ -21,6 +21,7 @@ import { createRetentionService } from './retention/service.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
+import { createRunSummaries } from './runs/summary.js';
 import { createShardTimeouts } from './runs/timeouts.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamService } from './teams/service.js';
@@ -38,7 +39,8 @@ export function createServices(deps: Deps) {
   const sessions = createSessionService(createSessionRepo(db), config);
   const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
   const retention = createRetentionService(deps);
-  const webhooks = createWebhookService(deps);
+  const runSummaries = createRunSummaries(deps, projects.internal);
+  const webhooks = createWebhookService(deps, runSummaries);
   const runs = createRunService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
 
@@ -55,6 +57,7 @@ export function createServices(deps: Deps) {
     tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
     runOverview: createRunOverview(deps),
+    runSummaries,
     caseState: createCaseStateService(deps),
     suites: createSuiteService(deps),
     flakiness: createFlakinessService(deps),

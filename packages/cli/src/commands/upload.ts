@@ -11,10 +11,13 @@ import { hashInputs } from '../upload/hash.js';
 import { canAnimate, formatBytes, ProgressView } from '../upload/progress.js';
 import { runBody, type RunFlags } from '../upload/runBody.js';
 import { scanReport } from '../upload/scan.js';
+import { stepSummaryAfterUpload } from './summary.js';
 
 export interface UploadFlags extends RunFlags {
   dryRun?: boolean;
   concurrency?: string;
+  /** Append the run's summary to $GITHUB_STEP_SUMMARY after sending (commands/summary.ts). */
+  summary?: boolean;
 }
 
 export interface UploadInput {
@@ -60,7 +63,7 @@ function describeInputs(inputs: ReportInputs): string {
 
 const links = (client: { baseUrl: string; appUrl: string }, runId: string) => ({ runUrl: `${client.baseUrl}/runs/${runId}`, webUrl: `${client.appUrl}/runs/${runId}` });
 
-async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult> {
+async function replay(ctx: Context, inputs: ReportInputs, summary: boolean): Promise<UploadResult> {
   const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
   const view = new ProgressView(!ctx.out.json && canAnimate(), 'Replaying spool');
@@ -68,6 +71,7 @@ async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult>
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
       results.push({ file, ...r, ...links(client, r.runId) });
+      if (summary) await stepSummaryAfterUpload(ctx, client, r.runId);
     }
   } finally {
     view.stop();
@@ -83,7 +87,7 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
   const { flags } = input;
   const concurrency = concurrencyOf(flags);
   const inputs = await resolveInputs(input.path);
-  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs);
+  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs, Boolean(flags.summary));
 
   const view = new ProgressView(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
   try {
@@ -114,6 +118,8 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
       concurrency,
       onProgress: (p) => view.upload(p),
     });
+    view.stop();
+    if (flags.summary) await stepSummaryAfterUpload(ctx, client, outcome.runId);
     return { ...outcome, ...links(client, outcome.runId), attachmentsTotal: scan.attachments.total };
   } finally {
     view.stop();
@@ -195,6 +201,7 @@ export function registerUpload(program: Command): void {
     .option('--build-id <id>', 'join the run of this CI build (TESTREPORT_BUILD_ID; default: the CI\'s build id, e.g. GITHUB_RUN_ID)')
     .option('--group <name>', 'keep this job\'s run apart from other jobs of the build (TESTREPORT_GROUP; default: the CI job name)')
     .option('--concurrency <n>', 'test batches in flight at once (1-16)', '4')
+    .option('--summary', 'on GitHub Actions, append the run summary (new failures, fixed, flaky) to the job summary')
     .addHelpText(
       'after',
       `
@@ -206,6 +213,7 @@ Examples:
   $ reporter upload results.xml --dry-run --json     # what would be sent, as JSON
   $ reporter upload shard-2.json                      # a shard's report joins its CI build's run
   $ reporter upload junit.xml --shard 2/3 --build-id "$PIPELINE_ID"
+  $ reporter upload playwright-report/results.json --summary   # and the GitHub job summary
 
 Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the upload failed,
 2 bad flags, missing credentials or a malformed report.`,

@@ -33,6 +33,14 @@ export class Runs extends APIResource {
   delete(id: string, opts?: RequestOptions) {
     return this.client.request('runs.delete', { params: { id } }, opts);
   }
+  /**
+   * Counts, failures (with file, first error line and dashboard link), new failures and fixed tests
+   * against `base` (default: the project's default branch), flaky tests and quarantined failures;
+   * each list holds its first `limit` entries and its total.
+   */
+  summary(id: string, query: QueryOf<'runs.summary'> = {}, opts?: RequestOptions) {
+    return this.client.request('runs.summary', { params: { id }, query }, opts);
+  }
   /** Every run matching the query, fetching pages as the loop advances. */
   iterate(query: QueryOf<'runs.list'>, opts?: RequestOptions) {
     return paginate((q, o) => this.list(q, o), query, opts);

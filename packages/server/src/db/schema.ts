@@ -10,7 +10,7 @@ export interface TeamsTable { id: string; name: string; created_at: string; upda
 export interface TeamMembersTable { id: string; team_id: string; user_id: string; role: string; joined_at: string }
 export interface InvitationsTable { id: string; team_id: string; email: string; role: string; status: string; token_hash: string; invited_by: string | null; expires_at: string; accepted_at: string | null; created_at: string; updated_at: string }
 export interface ProjectsTable { id: string; team_id: string; name: string; created_at: string; updated_at: string }
-export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; shard_timeout_minutes: number; updated_at: string }
+export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; default_branch: Generated<string>; shard_timeout_minutes: number; updated_at: string }
 export interface ApiKeysTable { id: string; project_id: string; name: string; key_hash: string; last4: string; is_active: Bool; expires_at: string | null; last_used_at: string | null; created_by: string | null; created_at: string; updated_at: string }
 export interface RunsTable {
   id: string; project_id: string; status: string; branch: string | null; commit_sha: string | null; commit_message: string | null;

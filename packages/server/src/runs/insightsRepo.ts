@@ -57,6 +57,17 @@ export function createInsightsRepo(db: Db) {
       return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
     },
 
+    /** Which of these test cases are quarantined now. */
+    async quarantinedOf(caseIds: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (const ids of chunk(caseIds, 500)) {
+        if (ids.length === 0) continue;
+        const rows = await db.selectFrom('test_cases').select('id').where('id', 'in', ids).where('is_quarantined', '=', 1).execute();
+        for (const r of rows) out.add(r.id);
+      }
+      return out;
+    },
+
     /** Pass rate inputs and duration of the project's newest `limit` runs, oldest first. */
     async recentRuns(projectId: string, limit: number) {
       const rows = await db

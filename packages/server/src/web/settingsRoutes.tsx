@@ -71,7 +71,8 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
         dataRetentionDays: Number(f.dataRetentionDays),
         flakinessThreshold: Number(f.flakinessThreshold),
         autoQuarantineEnabled: f.autoQuarantineEnabled === 'true',
-        // A form loaded before the field existed leaves the timeout as it is.
+        // A form loaded before a field existed leaves that setting as it is.
+        ...(f.defaultBranch !== undefined ? { defaultBranch: f.defaultBranch } : {}),
         ...(f.shardTimeoutMinutes !== undefined ? { shardTimeoutMinutes: Number(f.shardTimeoutMinutes) } : {}),
       });
       await services.projects.updateSettings(c.get('principal'), c.req.param('id') ?? '', patch);
