@@ -158,6 +158,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'projects.update': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/projects/${await fresh.project()}`, body: { name: `renamed-${uniq()}` } }) },
   'projects.delete': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'DELETE', path: `/projects/${await fresh.project()}` }) },
   'projects.getSettings': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/projects/${t.projectId}/settings` }) },
+  'projects.shardPlan': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/projects/${t.projectId}/shard-plan?total=2` }) },
   'projects.updateSettings': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/projects/${await fresh.project()}/settings`, body: { flakinessThreshold: 0.5 } }) },
   'teams.list': { allow: ALL_USERS, scope: 'none', build: async () => ({ method: 'GET', path: '/teams' }) },
   'teams.create': { allow: ALL_USERS, scope: 'none', build: async () => ({ method: 'POST', path: '/teams', body: { name: `t-${uniq()}` } }) },

@@ -49,6 +49,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'projects.update': { name: 'p' },
   'projects.delete': null,
   'projects.getSettings': null,
+  'projects.shardPlan': null,
   'projects.updateSettings': { dataRetentionDays: 10 },
   'teams.list': null,
   'teams.create': { name: 't' },

@@ -38,6 +38,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'projects.update': (c) => c.projects.update('x', { name: 'n' }),
   'projects.delete': (c) => c.projects.delete('x'),
   'projects.getSettings': (c) => c.projects.getSettings('x'),
+  'projects.shardPlan': (c) => c.projects.shardPlan('x', { total: 2 }),
   'projects.updateSettings': (c) => c.projects.updateSettings('x', { dataRetentionDays: 7 }),
   'teams.list': (c) => c.teams.list(),
   'teams.create': (c) => c.teams.create({ name: 'n' }),

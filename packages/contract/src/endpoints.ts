@@ -8,6 +8,7 @@ import * as P from './projects.js';
 import * as R from './runs.js';
 import * as RS from './runSummary.js';
 import * as S from './suites.js';
+import * as SP from './shardPlan.js';
 import * as T from './tests.js';
 import * as Tm from './teams.js';
 import * as W from './webhooks.js';
@@ -90,6 +91,7 @@ export const endpoints = {
   'projects.get': e({ ...api, method: 'GET', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Get a project', params: idParam, response: P.project }),
   'projects.update': e({ ...api, method: 'PATCH', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Rename a project or change its settings', params: idParam, body: P.projectUpdate, response: P.projectUpdated }),
   'projects.delete': e({ ...api, method: 'DELETE', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Delete a project and everything it owns', params: idParam, response: P.projectDeleted }),
+  'projects.shardPlan': e({ ...api, method: 'GET', path: '/projects/:id/shard-plan', rateGroup: 'testsRead', status: 200, summary: 'The suite\'s test files split into shards of about equal duration, from recent runs', params: idParam, query: SP.shardPlanQuery, response: SP.shardPlan }),
   'projects.getSettings': e({ ...api, method: 'GET', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Project settings', params: idParam, response: P.settings }),
   'projects.updateSettings': e({ ...api, method: 'PATCH', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Change project settings', params: idParam, body: P.settingsUpdate, response: P.settings }),
   // Teams, members, invitations

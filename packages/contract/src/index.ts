@@ -12,6 +12,7 @@ export * from './webhooks.js';
 export * from './auth.js';
 export * from './me.js';
 export * from './apiKeyFormat.js';
+export * from './shardPlan.js';
 export * from './endpoints.js';
 export * from './cookies.js';
 export * from './text.js';

@@ -135,7 +135,9 @@ export const runListQuery = z.object({
   status: runStatus.optional(),
   branch: z.string().max(2_000).optional(),
   /** The CI build's id as the reporter sent it (`ciBuildId`): finds the run(s) of one CI build. */
-  ciBuildId: z.string().max(2_000).optional(),
+  ciBuildId: shortMeta.optional(),
+  /** With ciBuildId: the group; empty = the run without a group. */
+  group: z.string().max(200).optional(),
   ...pageQuery,
 });
 export type RunListQuery = z.input<typeof runListQuery>;

@@ -7,6 +7,7 @@ import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
+import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
 import { createMemoryCounter, createRateLimiter } from './http/rateLimit.js';
@@ -60,6 +61,7 @@ export function createServices(deps: Deps) {
     caseState: createCaseStateService(deps),
     suites: createSuiteService(deps),
     flakiness: createFlakinessService(deps),
+    shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,
     retention,

@@ -1,6 +1,6 @@
 import type { TestReportClient } from '@testreport/client';
 import type { RunCreate } from '@testreport/contract';
-import { deliver, Delivery, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
+import { deliver, Delivery, shardOf, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';
 import type { SuiteRef } from '../report/types.js';
@@ -118,7 +118,8 @@ async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerato
   }
   if (batch.tests.length) yield next();
   state.duration = Math.round(duration ?? tally.durationSum);
-  yield { t: 'finish', cid: 'finish', body: { status: tally.status, ...tally.counts(), duration: state.duration } };
+  // A shard of a CI build finishes its shard; the server finishes the run when every shard did.
+  yield { t: 'finish', cid: 'finish', body: { status: tally.status, ...tally.counts(), duration: state.duration, ...shardOf(run) } };
 }
 
 /**

@@ -43,11 +43,12 @@ export function createRunRepo(db: Db) {
       return db.selectFrom('runs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     },
 
-    async list(q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; limit: number; offset: number }) {
+    async list(q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; group?: string; limit: number; offset: number }) {
       let base = db.selectFrom('runs').where('project_id', '=', q.projectId);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.branch !== undefined) base = base.where('branch', '=', q.branch);
       if (q.ciBuildId !== undefined) base = base.where('ci_build_id', '=', q.ciBuildId);
+      if (q.group !== undefined) base = q.group === '' ? base.where('ci_group', 'is', null) : base.where('ci_group', '=', q.group);
       const [rows, total] = await Promise.all([
         base.selectAll().orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

@@ -139,7 +139,7 @@ export function createRunService(deps: Deps) {
       return { created: true, run: { ...(await present(row)), attempt: null } };
     },
 
-    async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; group?: string; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
       const { rows, total } = await repo.list(q);
       // Only runs with a count still unset need their tests counted; finished runs were PATCHed.
