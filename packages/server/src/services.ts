@@ -42,6 +42,7 @@ export function createServices(deps: Deps) {
   const runSummaries = createRunSummaries(deps, projects.internal);
   const webhooks = createWebhookService(deps, runSummaries);
   const runs = createRunService(deps);
+  const flakiness = createFlakinessService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
 
   const services = {
@@ -58,9 +59,9 @@ export function createServices(deps: Deps) {
     runComparison: createRunComparison(deps),
     runOverview: createRunOverview(deps),
     runSummaries,
-    caseState: createCaseStateService(deps),
+    caseState: createCaseStateService(deps, flakiness.internal),
     suites: createSuiteService(deps),
-    flakiness: createFlakinessService(deps),
+    flakiness,
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,
