@@ -8,7 +8,13 @@ export const password = z.string().min(8).max(256);
 
 export const signup = z.object({ email, password, name: name.optional() });
 export type SignupInput = z.input<typeof signup>;
-export const login = z.object({ email, password: z.string().min(1).max(256) });
+/**
+ * Signing in only looks an address up among stored accounts, so it checks no address format: the
+ * first run's owner is `owner@localhost`, which `z.email()` refuses (no dot in the domain), and a
+ * format rule added later must never lock out an account that already exists.
+ */
+const loginEmail = z.string().trim().min(1).max(254).transform((v) => v.toLowerCase());
+export const login = z.object({ email: loginEmail, password: z.string().min(1).max(256) });
 export type LoginInput = z.input<typeof login>;
 export const tokenBody = z.object({ token: z.string().min(1).max(500) });
 export const forgotPassword = z.object({ email });
