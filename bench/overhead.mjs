@@ -5,6 +5,8 @@
 // whole process tree) is reported beside wall time because it is far less sensitive to other load.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { testBody } from './lib/bodies.mjs';
+import { api } from './lib/http.mjs';
 import { measure } from './lib/measure.mjs';
 import { initDataDir, removeDir, root, startServer, tempDir } from './lib/server.mjs';
 
@@ -24,6 +26,27 @@ function writeSuite(dir, tests) {
     writeFileSync(join(dir, `area-${String(f).padStart(3, '0')}.spec.ts`), body.join('\n') + '\n');
   }
   writeFileSync(join(dir, 'playwright.config.ts'), `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: '.', workers: 2, retries: 0, outputDir: './test-results' });\n`);
+}
+
+/**
+ * How long the server takes to answer the finish of a run of `tests` results (batches of 500 sent
+ * first), median of 3: the part of the reporter's onEnd that is the server's work (the flakiness
+ * recompute of the run's cases and the webhooks queued in the finishing transaction).
+ */
+async function finishLatency(url, apiKey, projectId, tests) {
+  const call = api(url, apiKey);
+  const samples = [];
+  for (let round = 0; round < 3; round++) {
+    const run = await call('POST', '/runs', { projectId, status: 'running' });
+    for (let from = 0; from < tests; from += 500) {
+      const batch = Array.from({ length: Math.min(500, tests - from) }, (_, k) => testBody({ runId: run.id, projectId, i: from + k }));
+      await call('POST', '/tests/batch', { tests: batch });
+    }
+    const started = performance.now();
+    await call('PATCH', `/runs/${run.id}`, { status: 'passed', totalTests: tests, passedTests: tests, failedTests: 0, skippedTests: 0, flakyTests: 0, duration: 1000 });
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -49,8 +72,11 @@ export async function benchOverhead({ quick, log }) {
         'dot+json': { args: ['--reporter=dot,json'], env: { ...base, PLAYWRIGHT_JSON_OUTPUT_NAME: join(suiteDir, 'report.json') } },
       };
       const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+      const order = Object.entries(variants);
       for (let round = 0; round < rounds; round++) {
-        for (const [name, v] of Object.entries(variants)) {
+        // Each round starts with the next variant, so over 3 rounds each runs once in each position:
+        // with a fixed order, the first of a round came out slowest in most runs on this machine.
+        for (const [name, v] of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
           const r = await measure(process.execPath, [playwrightCli, 'test', '-c', suiteDir, ...v.args], { env: v.env, cwd: suiteDir });
           if (r.code !== 0) throw new Error(`${name} exited ${r.code}: ${(r.stderr || r.stdout).slice(-600)}`);
           samples[name].push(r);
@@ -71,8 +97,11 @@ export async function benchOverhead({ quick, log }) {
       }
       const ours = result.variants['dot+testreport'];
       const json = result.variants['dot+json'];
-      result.meetsTargets = ours.wallRatio <= 1.05 && ours.wallMs <= json.wallMs;
-      log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall, ${((ours.cpuRatio - 1) * 100).toFixed(1)}% CPU (target ≤ 5% wall and ≤ json's ${((json.wallRatio - 1) * 100).toFixed(1)}% wall, ${((json.cpuRatio - 1) * 100).toFixed(1)}% CPU)`);
+      // The target (issue 18): no more than 3 points of wall time above Playwright's own json reporter.
+      result.meetsTargets = ours.wallRatio <= json.wallRatio + 0.03;
+      log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall, ${((ours.cpuRatio - 1) * 100).toFixed(1)}% CPU; json ${((json.wallRatio - 1) * 100).toFixed(1)}% wall, ${((json.cpuRatio - 1) * 100).toFixed(1)}% CPU  (target ≤ json + 3 points wall: ${result.meetsTargets ? 'meets target' : 'misses target'})`);
+      result.finishMs = await finishLatency(server.url, apiKey, projectId, tests);
+      log(`overhead the server's finish (PATCH /runs/:id) of a run of ${tests} tests, which onEnd awaits: median ${result.finishMs.toFixed(0)} ms = ${((result.finishMs / dot.wallMs) * 100).toFixed(1)} points of dot's wall time`);
       return result;
     } finally {
       await server.stop();

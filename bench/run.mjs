@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
 import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
+import { benchShards } from './shards.mjs';
 import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
@@ -19,7 +20,7 @@ const { values } = parseArgs({ options: { quick: { type: 'boolean', default: fal
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet (default: all)
+  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
@@ -28,10 +29,11 @@ if (values.help) {
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards };
 // Which databases a part means something on: the reporter's overhead does not depend on the
-// server's database (measured on SQLite only); the fleet needs a database servers can share.
-const runsOn = { overhead: ['sqlite'], fleet: ['postgres'] };
+// server's database (measured on SQLite only), nor does the evenness of shards; the fleet needs a
+// database servers can share.
+const runsOn = { overhead: ['sqlite'], fleet: ['postgres'], shards: ['sqlite'] };
 const dbs = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] }[values.db];
 if (!dbs) throw new Error(`unknown --db "${values.db}": sqlite, postgres or both`);
 const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(parts);
@@ -63,6 +65,20 @@ for (const dbKind of dbs) {
       dbLog(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);
     }
   }
+}
+// The large upload against the server's own batch ingestion, both measured in this run (target ≥ 50%).
+for (const dbKind of dbs) {
+  const tag = values.db === 'sqlite' ? '' : `[${dbKind}] `;
+  const large = results.parts[dbKind]?.upload?.large;
+  const batch = results.parts[dbKind]?.ingest?.batch?.testsPerSecond;
+  if (!large?.testsPerSecond) continue;
+  if (!batch) {
+    log(`upload  ${tag}large upload vs batch ingestion: run the ingest part in the same run (--only ingest,upload) to compare`);
+    continue;
+  }
+  const share = large.testsPerSecond / batch;
+  Object.assign(results.parts[dbKind].upload, { largeShareOfBatch: share, largeMeetsTargets: share >= 0.5 && large.flat });
+  log(`upload  ${tag}${large.tests.toLocaleString('en-US')}-test upload ÷ batch ingestion: ${fmt(large.testsPerSecond)} ÷ ${fmt(batch)} tests/s = ${(share * 100).toFixed(0)}%, memory ${large.flat ? 'flat' : 'not flat'}  (target ≥ 50%, flat: ${share >= 0.5 && large.flat ? 'meets target' : 'misses target'})`);
 }
 const sqliteBatch = results.parts.sqlite?.ingest?.batch?.testsPerSecond;
 const pgBatch = results.parts.postgres?.ingest?.batch?.testsPerSecond;

@@ -103,6 +103,10 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'runs.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/runs?projectId=${t.projectId}` }) },
   'runs.get': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}` }) },
   'runs.update': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/runs/${await fresh.run()}`, body: { status: 'passed' } }) },
+  'runs.summary': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/summary` }) },
+  'runs.shards': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/shards` }) },
+  'runs.complete': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/complete` }) },
+  'runs.cancel': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/cancel` }) },
   'runs.delete': { allow: ADMIN_OR_KEY, scope: 'resource', build: async () => ({ method: 'DELETE', path: `/runs/${await fresh.run()}` }) },
   'tests.create': {
     allow: REPORT,
@@ -154,6 +158,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'projects.update': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/projects/${await fresh.project()}`, body: { name: `renamed-${uniq()}` } }) },
   'projects.delete': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'DELETE', path: `/projects/${await fresh.project()}` }) },
   'projects.getSettings': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/projects/${t.projectId}/settings` }) },
+  'projects.shardPlan': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/projects/${t.projectId}/shard-plan?total=2` }) },
   'projects.updateSettings': { allow: ADMIN, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/projects/${await fresh.project()}/settings`, body: { flakinessThreshold: 0.5 } }) },
   'teams.list': { allow: ALL_USERS, scope: 'none', build: async () => ({ method: 'GET', path: '/teams' }) },
   'teams.create': { allow: ALL_USERS, scope: 'none', build: async () => ({ method: 'POST', path: '/teams', body: { name: `t-${uniq()}` } }) },

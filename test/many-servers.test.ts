@@ -159,6 +159,25 @@ describe('many servers on one PostgreSQL database', () => {
     expect((await a.api('GET', `/runs/${old.id}`, { auth: a.apiKey })).status).toBe(404);
   });
 
+  it('joins the shards of one CI build through both servers into one run, and times it out once', async () => {
+    const hook = await a.api('POST', '/webhooks', { auth: a.apiKey, body: { projectId: a.projectId, url: receiver.url, events: ['run.completed'] } });
+    const ciBuildId = `fleet-${Date.now()}`;
+    const join = (shard: number, k: number) =>
+      either(k).api('POST', '/runs', { auth: a.apiKey, body: { projectId: a.projectId, status: 'running', ciBuildId, shardCurrent: shard, shardTotal: 3 } });
+    const joined = await Promise.all([1, 2, 3, 1, 2, 3].map((shard, k) => join(shard, k)));
+    expect(new Set(joined.map((j) => j.body.id)).size).toBe(1);
+    expect(joined.map((j) => j.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const runId = joined[0].body.id;
+    await Promise.all([1, 2].map((shard, k) => either(k).api('PATCH', `/runs/${runId}`, { auth: a.apiKey, body: { status: 'passed', shardCurrent: shard } })));
+    expect((await b.api('GET', `/runs/${runId}`, { auth: a.apiKey })).body).toMatchObject({ status: 'running', finishedShards: 2 });
+
+    clock += 31 * 60_000; // past the default 30-minute shard timeout
+    await Promise.all([a.server.services.shardTimeouts.checkOnce(), b.server.services.shardTimeouts.checkOnce()]);
+    expect((await a.api('GET', `/runs/${runId}`, { auth: a.apiKey })).body).toMatchObject({ status: 'passed', finishReason: 'timeout', finishedShards: 2, finishCount: 1 });
+    const queued = await inspect.db.selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', hook.body.id).execute();
+    expect(queued.filter((d) => JSON.parse(d.payload).data.run.id === runId)).toHaveLength(1);
+  });
+
   it('reports on /healthz whether the database is reachable', async () => {
     for (const s of [a, b]) {
       const res = await fetch(`${s.url}/healthz`);

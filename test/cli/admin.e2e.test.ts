@@ -296,7 +296,7 @@ describe('configuration and usage errors', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Examples:/);
-    for (const cmd of ['upload', 'runs', 'tests', 'flaky', 'keys', 'webhooks', 'projects', 'settings', 'config', 'login']) {
+    for (const cmd of ['upload', 'summary', 'runs', 'tests', 'flaky', 'keys', 'webhooks', 'projects', 'settings', 'config', 'login']) {
       const h = await cli([cmd, '--help']);
       expect(h.code, cmd).toBe(0);
       expect(h.stdout, cmd).toMatch(/Examples?:/);

@@ -6,6 +6,8 @@ import { registerKeys } from './commands/keys.js';
 import { registerProjects } from './commands/projects.js';
 import { registerRuns } from './commands/runs.js';
 import { registerSettings } from './commands/settings.js';
+import { registerShardPlan } from './commands/shardPlan.js';
+import { registerSummary } from './commands/summary.js';
 import { registerTests } from './commands/tests.js';
 import { registerUpload } from './commands/upload.js';
 import { registerWebhooks } from './commands/webhooks.js';
@@ -21,6 +23,8 @@ Examples:
   $ reporter upload playwright-report/results.json        # upload a Playwright JSON report
   $ reporter upload test-results/ --tags nightly           # or a folder of JUnit XML
   $ reporter runs list --status failed
+  $ npx playwright test $(npx reporter shard-plan --total 3 --index 1)   # balanced shards
+  $ reporter summary --format markdown                     # the CI build's run: new failures, fixed, flaky
   $ reporter flaky list --min-score 0.2
   $ reporter login && reporter keys create --name "GitHub Actions"
   $ reporter runs list --json | jq '.data[0].id'
@@ -54,6 +58,8 @@ export function buildProgram(): Command {
   registerAuth(program);
   registerConfig(program);
   registerRuns(program);
+  registerShardPlan(program);
+  registerSummary(program);
   registerTests(program);
   registerFlaky(program);
   registerKeys(program);

@@ -25,3 +25,4 @@ export { isLoopbackHost } from './core/security.js';
 export type { UploadInput } from './resources/artifacts.js';
 export type { LoginResult } from './resources/auth.js';
 export { VERSION } from './version.js';
+export { renderRunSummary, formatDuration, SUMMARY_MARKER, SUMMARY_MAX_CHARS, type RenderOptions, type SummaryFormat } from './summary/render.js';

@@ -6,7 +6,9 @@ import * as K from './apiKeys.js';
 import * as M from './me.js';
 import * as P from './projects.js';
 import * as R from './runs.js';
+import * as RS from './runSummary.js';
 import * as S from './suites.js';
+import * as SP from './shardPlan.js';
 import * as T from './tests.js';
 import * as Tm from './teams.js';
 import * as W from './webhooks.js';
@@ -61,7 +63,11 @@ export const endpoints = {
   'runs.list': e({ ...api, method: 'GET', path: '/runs', rateGroup: 'runsRead', status: 200, summary: 'List runs of a project, newest first', query: R.runListQuery, response: R.runList }),
   'runs.get': e({ ...api, method: 'GET', path: '/runs/:id', rateGroup: 'runsRead', status: 200, summary: 'Get a run', params: idParam, response: R.run }),
   'runs.update': e({ ...api, method: 'PATCH', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Update status, counts and duration of a run', params: idParam, body: R.runUpdate, response: R.runUpdated }),
+  'runs.shards': e({ ...api, method: 'GET', path: '/runs/:id/shards', rateGroup: 'runsRead', status: 200, summary: 'Every attempt of every shard of a CI-build run', params: idParam, response: R.shardList }),
+  'runs.complete': e({ ...api, method: 'POST', path: '/runs/:id/complete', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run now from what is stored', params: idParam, response: R.run }),
+  'runs.cancel': e({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled', params: idParam, response: R.run }),
   'runs.delete': e({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts', params: idParam, response: R.runDeleted }),
+  'runs.summary': e({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run', params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
   // Tests
   'tests.create': e({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result', body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing', body: T.testBatchCreate, response: T.testBatchCreated }),
@@ -85,6 +91,7 @@ export const endpoints = {
   'projects.get': e({ ...api, method: 'GET', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Get a project', params: idParam, response: P.project }),
   'projects.update': e({ ...api, method: 'PATCH', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Rename a project or change its settings', params: idParam, body: P.projectUpdate, response: P.projectUpdated }),
   'projects.delete': e({ ...api, method: 'DELETE', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Delete a project and everything it owns', params: idParam, response: P.projectDeleted }),
+  'projects.shardPlan': e({ ...api, method: 'GET', path: '/projects/:id/shard-plan', rateGroup: 'testsRead', status: 200, summary: 'The suite\'s test files split into shards of about equal duration, from recent runs', params: idParam, query: SP.shardPlanQuery, response: SP.shardPlan }),
   'projects.getSettings': e({ ...api, method: 'GET', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Project settings', params: idParam, response: P.settings }),
   'projects.updateSettings': e({ ...api, method: 'PATCH', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Change project settings', params: idParam, body: P.settingsUpdate, response: P.settings }),
   // Teams, members, invitations

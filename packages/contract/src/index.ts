@@ -1,5 +1,6 @@
 export * from './common.js';
 export * from './runs.js';
+export * from './runSummary.js';
 export * from './tests.js';
 export * from './suites.js';
 export * from './flakiness.js';
@@ -11,6 +12,7 @@ export * from './webhooks.js';
 export * from './auth.js';
 export * from './me.js';
 export * from './apiKeyFormat.js';
+export * from './shardPlan.js';
 export * from './endpoints.js';
 export * from './cookies.js';
 export * from './text.js';

@@ -9,16 +9,22 @@ export const projectCreate = z.object({ name, teamId: id });
 export type ProjectCreate = z.input<typeof projectCreate>;
 
 /** Decisions §4: defaults and bounds. */
-export const SETTINGS_DEFAULTS = { dataRetentionDays: 30, flakinessThreshold: 0.3, autoQuarantineEnabled: false } as const;
+export const SETTINGS_DEFAULTS = { dataRetentionDays: 30, flakinessThreshold: 0.3, autoQuarantineEnabled: false, defaultBranch: 'main', shardTimeoutMinutes: 30 } as const;
 export const settingsFields = {
   dataRetentionDays: z.number().int().min(1).max(3650),
   flakinessThreshold: z.number().min(0).max(1),
   autoQuarantineEnabled: z.boolean(),
+  /** The branch run summaries compare with by default ("new failures" are new against its last run). */
+  defaultBranch: z.string().trim().min(1).max(255),
+  /** A CI-build run with no activity for this long finishes with the shards it has. */
+  shardTimeoutMinutes: z.number().int().min(1).max(1440),
 };
 export const settingsUpdate = z.object({
   dataRetentionDays: settingsFields.dataRetentionDays.optional(),
   flakinessThreshold: settingsFields.flakinessThreshold.optional(),
   autoQuarantineEnabled: settingsFields.autoQuarantineEnabled.optional(),
+  defaultBranch: settingsFields.defaultBranch.optional(),
+  shardTimeoutMinutes: settingsFields.shardTimeoutMinutes.optional(),
 });
 export type SettingsUpdate = z.input<typeof settingsUpdate>;
 export const settings = z.object({ projectId: id, ...settingsFields, updatedAt: timestamp });

@@ -24,6 +24,10 @@ export const runCreate = z
     workers: z.number().int().min(1).optional(),
     shardCurrent: z.number().int().min(1).optional(),
     shardTotal: z.number().int().min(1).optional(),
+    /** With ciBuildId: the run is keyed by (project, ciBuildId, group); shards and jobs of one build join it. */
+    group: z.string().min(1).max(LIMITS.nameChars).optional(),
+    /** The CI attempt of this shard (GitHub GITHUB_RUN_ATTEMPT); omitted → derived by the server. */
+    attempt: z.number().int().min(1).optional(),
     browser: z.string().max(200).optional(),
     os: z.string().max(200).optional(),
     viewport: z.string().regex(/^\d{1,5}x\d{1,5}$/, 'must be <width>x<height>').optional(),
@@ -44,6 +48,13 @@ export type RunCreate = z.input<typeof runCreate>;
 
 const nullableString = z.string().nullable();
 const nullableNumber = z.number().nullable();
+
+/** A shard attempt's state; `timed_out` = the run finished (timeout or complete) before this attempt reported its end. */
+export const SHARD_STATUSES = ['running', 'passed', 'failed', 'cancelled', 'timed_out'] as const;
+export const shardStatus = z.enum(SHARD_STATUSES);
+/** Why a run finished: all shards ended, the inactivity timeout, POST complete/cancel, or a status PATCH (ungrouped runs). */
+export const FINISH_REASONS = ['shards', 'timeout', 'complete', 'cancel', 'status'] as const;
+export const finishReason = z.enum(FINISH_REASONS);
 
 export const runCounts = {
   totalTests: z.number().int(),
@@ -78,16 +89,40 @@ export const run = z.object({
   ...runCounts,
   passRate: z.number(),
   duration: nullableNumber,
+  /** The CI group (runs keyed by ciBuildId); null when none was given. */
+  group: nullableString,
+  /** Shards whose latest attempt finished, on a run of a CI build; null on an ungrouped run. */
+  finishedShards: nullableNumber,
+  finishReason: finishReason.nullable(),
+  /** How many times the run has finished; > 1 means a late shard or a re-run reopened it. */
+  finishCount: z.number().int(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
 export type Run = z.infer<typeof run>;
 
+export const shard = z.object({
+  index: z.number().int(),
+  attempt: z.number().int(),
+  status: shardStatus,
+  ...runCounts,
+  duration: nullableNumber,
+  startedAt: timestamp,
+  finishedAt: timestamp.nullable(),
+  lastActivityAt: timestamp,
+});
+export type Shard = z.infer<typeof shard>;
+export const shardList = z.object({ data: z.array(shard) });
+
 export const runCreated = run.pick({
   id: true, projectId: true, status: true, branch: true, commitSha: true, commitMessage: true, commitAuthor: true,
   ciProvider: true, ciBuildId: true, ciBuildUrl: true, frameworkVersion: true, workers: true, browser: true, os: true,
-  createdAt: true, updatedAt: true,
+  createdAt: true, updatedAt: true, group: true, shardTotal: true, shardCurrent: true,
+}).extend({
+  /** The joining shard's attempt; null on an ungrouped run. */
+  attempt: nullableNumber,
 });
+export type RunCreated = z.infer<typeof runCreated>;
 
 export const runListItem = run.pick({
   id: true, projectId: true, status: true, branch: true, commitSha: true, totalTests: true, passedTests: true,
@@ -99,6 +134,10 @@ export const runListQuery = z.object({
   projectId: id,
   status: runStatus.optional(),
   branch: z.string().max(2_000).optional(),
+  /** The CI build's id as the reporter sent it (`ciBuildId`): finds the run(s) of one CI build. */
+  ciBuildId: shortMeta.optional(),
+  /** With ciBuildId: the group; empty = the run without a group. */
+  group: z.string().max(200).optional(),
   ...pageQuery,
 });
 export type RunListQuery = z.input<typeof runListQuery>;
@@ -112,6 +151,9 @@ export const runUpdate = z.object({
   skippedTests: count.optional(),
   flakyTests: count.optional(),
   duration: durationMs.optional(),
+  /** On a run of a CI build: which shard (default 1) and attempt (default its latest) reports its end. */
+  shardCurrent: z.number().int().min(1).optional(),
+  attempt: z.number().int().min(1).optional(),
 });
 export type RunUpdate = z.input<typeof runUpdate>;
 

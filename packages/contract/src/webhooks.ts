@@ -118,6 +118,10 @@ export const webhookPayload = z.object({
         commitMessage: z.string().nullable(), ciBuildUrl: z.string().nullable(), totalTests: z.number(),
         passedTests: z.number(), failedTests: z.number(), skippedTests: z.number(), flakyTests: z.number(),
         passRate: z.number(), duration: z.number().nullable(),
+        /** CI builds (issue 12): how many times this run has finished; reopened = a repeat finish after a late shard or re-run. */
+        finishCount: z.number().optional(), reopened: z.boolean().optional(),
+        finishReason: z.string().nullable().optional(), shardTotal: z.number().nullable().optional(), finishedShards: z.number().nullable().optional(),
+        group: z.string().nullable().optional(),
       })
       .optional(),
     webhookId: id.optional(),

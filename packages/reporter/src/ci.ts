@@ -4,7 +4,18 @@ import ciInfo from 'ci-info';
 /** The CI and VCS fields of a run (named as on the run resource, so they spread into `runs.create`). */
 export interface CiMetadata {
   ciProvider?: string;
+  /**
+   * The id every parallel job/shard of one CI build shares and that a re-run of that build keeps:
+   * the server joins all runs with the same (ciBuildId, group) into one run.
+   */
   ciBuildId?: string;
+  /** Which attempt of the build this job is, when the CI counts them (re-runs); else the server derives it. */
+  attempt?: number;
+  /**
+   * Several independent test jobs of one build (e2e and component tests, one job per browser) stay
+   * separate runs: by default the CI's job name, which all parallel copies of one job share.
+   */
+  group?: string;
   ciBuildUrl?: string;
   branch?: string;
   commitSha?: string;
@@ -22,10 +33,28 @@ const clean = (v: string | undefined): string | undefined => {
 const branchName = (v: string | undefined): string | undefined =>
   clean(v)?.replace(/^refs\/heads\//, '').replace(/^origin\//, '');
 
+/** A whole number ≥ 1 (or ≥ 0 with `zeroBased`, then shifted to 1-based). */
+const int = (v: string | undefined, zeroBased = false): number | undefined => {
+  const t = clean(v);
+  if (!t || !/^\d+$/.test(t)) return undefined;
+  const n = Number(t) + (zeroBased ? 1 : 0);
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+};
+
+/** This job's slot among the CI's parallel copies of one job (1-based), for reports that do not say their shard. */
+export interface CiNode {
+  shardCurrent: number;
+  shardTotal: number;
+}
+const node = (index: number | undefined, total: number | undefined): CiNode | undefined =>
+  index !== undefined && total !== undefined && index <= total ? { shardCurrent: index, shardTotal: total } : undefined;
+
 interface Provider {
   name: string;
   detect(env: Env): boolean;
   read(env: Env): Omit<CiMetadata, 'ciProvider'>;
+  /** The CI's own parallelism (GitLab `parallel:`, CircleCI `parallelism:`, …), where it exposes one. */
+  node?(env: Env): CiNode | undefined;
 }
 
 // ci-info only names the vendor; branch, sha and build links need each vendor's own variables.
@@ -36,11 +65,14 @@ const PROVIDERS: Provider[] = [
     read: (e) => ({
       branch: branchName(e.GITHUB_HEAD_REF) ?? branchName(e.GITHUB_REF_NAME),
       commitSha: clean(e.GITHUB_SHA),
+      // One id for every matrix job of a workflow run, kept by "Re-run jobs"; GITHUB_RUN_ATTEMPT counts those.
       ciBuildId: clean(e.GITHUB_RUN_ID),
+      attempt: int(e.GITHUB_RUN_ATTEMPT),
+      group: clean(e.GITHUB_JOB),
+      // Without /attempts/N: the run spans attempts, and this page shows the latest.
       ciBuildUrl:
         e.GITHUB_RUN_ID && e.GITHUB_REPOSITORY
-          ? `${e.GITHUB_SERVER_URL ?? 'https://github.com'}/${e.GITHUB_REPOSITORY}/actions/runs/${e.GITHUB_RUN_ID}` +
-            (e.GITHUB_RUN_ATTEMPT && e.GITHUB_RUN_ATTEMPT !== '1' ? `/attempts/${e.GITHUB_RUN_ATTEMPT}` : '')
+          ? `${e.GITHUB_SERVER_URL ?? 'https://github.com'}/${e.GITHUB_REPOSITORY}/actions/runs/${e.GITHUB_RUN_ID}`
           : undefined,
       commitAuthor: clean(e.GITHUB_ACTOR),
     }),
@@ -53,9 +85,13 @@ const PROVIDERS: Provider[] = [
       commitSha: clean(e.CI_COMMIT_SHA),
       commitMessage: clean(e.CI_COMMIT_MESSAGE),
       commitAuthor: clean(e.CI_COMMIT_AUTHOR),
+      // A retried job stays in its pipeline; GitLab has no attempt variable, the server counts retries.
       ciBuildId: clean(e.CI_PIPELINE_ID),
+      group: gitlabJob(e.CI_JOB_NAME),
       ciBuildUrl: clean(e.CI_PIPELINE_URL) ?? clean(e.CI_JOB_URL),
     }),
+    // `parallel: N` names its jobs "test 1/3"; a `parallel: matrix` job is its own group, not a shard.
+    node: (e) => (PARALLEL_SUFFIX.test(e.CI_JOB_NAME ?? '') ? node(int(e.CI_NODE_INDEX), int(e.CI_NODE_TOTAL)) : undefined),
   },
   {
     name: 'CircleCI',
@@ -64,9 +100,12 @@ const PROVIDERS: Provider[] = [
       branch: branchName(e.CIRCLE_BRANCH),
       commitSha: clean(e.CIRCLE_SHA1),
       commitAuthor: clean(e.CIRCLE_USERNAME),
-      ciBuildId: clean(e.CIRCLE_WORKFLOW_ID) ?? clean(e.CIRCLE_BUILD_NUM),
+      // "Rerun failed jobs" makes a new workflow id; the workspace id stays the one of the first workflow.
+      ciBuildId: clean(e.CIRCLE_WORKFLOW_WORKSPACE_ID) ?? clean(e.CIRCLE_WORKFLOW_ID) ?? clean(e.CIRCLE_BUILD_NUM),
+      group: clean(e.CIRCLE_JOB),
       ciBuildUrl: clean(e.CIRCLE_BUILD_URL),
     }),
+    node: (e) => node(int(e.CIRCLE_NODE_INDEX, true), int(e.CIRCLE_NODE_TOTAL)),
   },
   {
     name: 'Jenkins',
@@ -75,7 +114,9 @@ const PROVIDERS: Provider[] = [
       branch: branchName(e.CHANGE_BRANCH) ?? branchName(e.BRANCH_NAME) ?? branchName(e.GIT_BRANCH),
       commitSha: clean(e.GIT_COMMIT),
       commitAuthor: clean(e.CHANGE_AUTHOR) ?? clean(e.GIT_AUTHOR_NAME),
-      ciBuildId: clean(e.BUILD_NUMBER) ?? clean(e.BUILD_ID),
+      // BUILD_NUMBER counts per job: two jobs' build #3 are different builds. BUILD_TAG names the job too.
+      // Parallel stages share it; a replayed build is a new number, hence a new run.
+      ciBuildId: clean(e.BUILD_TAG) ?? clean(e.BUILD_NUMBER) ?? clean(e.BUILD_ID),
       ciBuildUrl: clean(e.BUILD_URL),
     }),
   },
@@ -87,12 +128,16 @@ const PROVIDERS: Provider[] = [
       commitSha: clean(e.BUILD_SOURCEVERSION),
       commitMessage: clean(e.BUILD_SOURCEVERSIONMESSAGE),
       commitAuthor: clean(e.BUILD_REQUESTEDFOR),
+      // "Rerun failed jobs" keeps the build id and counts SYSTEM_JOBATTEMPT up.
       ciBuildId: clean(e.BUILD_BUILDID),
+      attempt: int(e.SYSTEM_JOBATTEMPT),
+      group: [clean(e.SYSTEM_STAGENAME), clean(e.SYSTEM_PHASENAME)].filter(Boolean).join('.') || undefined,
       ciBuildUrl:
         e.SYSTEM_TEAMFOUNDATIONCOLLECTIONURI && e.SYSTEM_TEAMPROJECT && e.BUILD_BUILDID
           ? `${e.SYSTEM_TEAMFOUNDATIONCOLLECTIONURI.replace(/\/?$/, '/')}${encodeURIComponent(e.SYSTEM_TEAMPROJECT)}/_build/results?buildId=${e.BUILD_BUILDID}`
           : undefined,
     }),
+    node: (e) => node(int(e.SYSTEM_JOBPOSITIONINPHASE), int(e.SYSTEM_TOTALJOBSINPHASE)),
   },
   {
     name: 'Buildkite',
@@ -102,9 +147,13 @@ const PROVIDERS: Provider[] = [
       commitSha: clean(e.BUILDKITE_COMMIT),
       commitMessage: clean(e.BUILDKITE_MESSAGE),
       commitAuthor: clean(e.BUILDKITE_BUILD_AUTHOR),
+      // A retried job stays in its build; BUILDKITE_RETRY_COUNT is 0 for the first try.
       ciBuildId: clean(e.BUILDKITE_BUILD_ID) ?? clean(e.BUILDKITE_BUILD_NUMBER),
+      attempt: int(e.BUILDKITE_RETRY_COUNT, true),
+      group: clean(e.BUILDKITE_STEP_KEY) ?? clean(e.BUILDKITE_STEP_ID),
       ciBuildUrl: clean(e.BUILDKITE_BUILD_URL),
     }),
+    node: (e) => node(int(e.BUILDKITE_PARALLEL_JOB, true), int(e.BUILDKITE_PARALLEL_JOB_COUNT)),
   },
   {
     name: 'Bitbucket Pipelines',
@@ -112,12 +161,14 @@ const PROVIDERS: Provider[] = [
     read: (e) => ({
       branch: branchName(e.BITBUCKET_BRANCH),
       commitSha: clean(e.BITBUCKET_COMMIT),
+      // Parallel steps share the pipeline's number, and "Rerun failed steps" keeps it.
       ciBuildId: clean(e.BITBUCKET_BUILD_NUMBER),
       ciBuildUrl:
         e.BITBUCKET_GIT_HTTP_ORIGIN && e.BITBUCKET_BUILD_NUMBER
           ? `${e.BITBUCKET_GIT_HTTP_ORIGIN}/addon/pipelines/home#!/results/${e.BITBUCKET_BUILD_NUMBER}`
           : undefined,
     }),
+    node: (e) => node(int(e.BITBUCKET_PARALLEL_STEP, true), int(e.BITBUCKET_PARALLEL_STEP_COUNT)),
   },
   {
     name: 'Travis CI',
@@ -126,6 +177,7 @@ const PROVIDERS: Provider[] = [
       branch: branchName(e.TRAVIS_PULL_REQUEST_BRANCH) ?? branchName(e.TRAVIS_BRANCH),
       commitSha: clean(e.TRAVIS_PULL_REQUEST_SHA) ?? clean(e.TRAVIS_COMMIT),
       commitMessage: clean(e.TRAVIS_COMMIT_MESSAGE),
+      // Every job of the build matrix shares it; "Restart build" keeps it.
       ciBuildId: clean(e.TRAVIS_BUILD_ID),
       ciBuildUrl: clean(e.TRAVIS_BUILD_WEB_URL),
     }),
@@ -148,11 +200,17 @@ const PROVIDERS: Provider[] = [
       commitSha: clean(e.DRONE_COMMIT_SHA) ?? clean(e.DRONE_COMMIT),
       commitMessage: clean(e.DRONE_COMMIT_MESSAGE),
       commitAuthor: clean(e.DRONE_COMMIT_AUTHOR_NAME) ?? clean(e.DRONE_COMMIT_AUTHOR),
+      // Pipelines (stages) of one build share the number; a restart is a new number.
       ciBuildId: clean(e.DRONE_BUILD_NUMBER),
+      group: clean(e.DRONE_STAGE_NAME),
       ciBuildUrl: clean(e.DRONE_BUILD_LINK),
     }),
   },
 ];
+
+const PARALLEL_SUFFIX = / \d+\/\d+$/;
+/** "e2e 2/3" → "e2e": every job of `parallel: 3` is one group. */
+const gitlabJob = (v: string | undefined): string | undefined => clean(v?.replace(PARALLEL_SUFFIX, ''));
 
 function git(args: string[], cwd?: string): string | undefined {
   try {
@@ -205,4 +263,9 @@ export function detectCi(env: Env = process.env, opts: DetectCiOptions = {}): Ci
   }
   for (const k of Object.keys(out) as (keyof CiMetadata)[]) if (out[k] === undefined) delete out[k];
   return out;
+}
+
+/** The CI's parallel slot of this job (1-based), e.g. GitLab `parallel: 3` or CircleCI `parallelism: 3`. */
+export function detectCiNode(env: Env = process.env): CiNode | undefined {
+  return PROVIDERS.find((p) => p.detect(env))?.node?.(env);
 }

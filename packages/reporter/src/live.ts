@@ -7,11 +7,14 @@ import { Delivery } from './delivery/engine.js';
 import { idempotencyKey, type RunBody, type SuiteRecord, type TestBody } from './delivery/records.js';
 import { replaySpool, type SpoolWriter } from './spool.js';
 
-const BATCH_SIZE = 50;
+// A batch goes when it is full or a second after its first test. Each request costs the server a
+// few commits (its idempotency record) on top of the tests: on a suite of 2,000 trivial tests,
+// batches of 50 were 40 requests whose server CPU competed with the test workers.
+const BATCH_SIZE = 500;
 const FLUSH_MS = 1_000;
 const SEND_CONCURRENCY = 2;
-// Beyond this many batches waiting for a slow server, new ones stay only in the spool (bounded memory).
-const MAX_PENDING_BATCHES = 20;
+// Beyond this many tests waiting for a slow server, new batches stay only in the spool (bounded memory).
+const MAX_PENDING_TESTS = 5_000;
 
 type Mode = 'online' | 'offline' | 'disabled';
 type Pending = { cid: string; body: TestBody; artifacts: PendingArtifact[] };
@@ -41,7 +44,12 @@ export interface LiveOutcome {
 export class LiveDelivery {
   mode: Mode = 'online';
   private readonly delivery: Delivery;
+  /** The run is created (or delivery went offline/disabled trying). */
   private ready: Promise<void> = Promise.resolve();
+  /** The suite tree is sent; tests do not wait for it, the finish does. */
+  private suitesSent: Promise<void> = Promise.resolve();
+  /** Tests handed to the pool and not yet answered. */
+  private pendingTests = 0;
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly unsent = new Map<string, PendingArtifact>();
@@ -88,10 +96,14 @@ export class LiveDelivery {
     }
     try {
       await this.delivery.createRun(runCid, body);
-      await this.delivery.suites(suites, () => this.mode === 'online');
     } catch (e) {
-      this.goOffline(e);
+      return this.goOffline(e);
     }
+    // One request (POST /test-suites/batch) for up to 500 suites, beside the first test batches.
+    this.suitesSent = this.delivery.suites(suites, () => this.mode === 'online').then(
+      () => {},
+      (e) => this.goOffline(e),
+    );
   }
 
   private disable(reason: string): void {
@@ -130,11 +142,15 @@ export class LiveDelivery {
         if (typeof a.job.source === 'string') this.spool.write({ t: 'artifact', cid: a.job.cid, testCid: a.testCid, type: a.job.type, fileName: a.job.fileName, path: a.job.source });
         this.unsent.set(a.job.cid, a);
       }
-    if (this.delivery.pool.pending >= MAX_PENDING_BATCHES) {
+    if (this.pendingTests >= MAX_PENDING_TESTS) {
       this.deferred = true;
       return;
     }
-    this.delivery.pool.run(() => this.sendBatch(batch.cid, tests)).catch(() => {});
+    this.pendingTests += tests.length;
+    this.delivery.pool
+      .run(() => this.sendBatch(batch.cid, tests))
+      .catch(() => {})
+      .finally(() => (this.pendingTests -= tests.length));
   }
 
   private async sendBatch(cid: string, tests: Pending[]): Promise<void> {
@@ -175,6 +191,7 @@ export class LiveDelivery {
   async end(finishOf: () => RunUpdate, runCid: string): Promise<LiveOutcome> {
     this.flush();
     await this.ready;
+    await this.suitesSent;
     await this.delivery.pool.drain();
     if (this.mode === 'disabled') return { delivered: false, runId: undefined, refused: [], dropped: [] };
     const finish = finishOf();

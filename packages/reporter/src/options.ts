@@ -10,6 +10,16 @@ export interface ReporterOptions {
   runTitle?: string;
   /** Tags of the run (TESTREPORT_TAGS, comma separated). */
   tags?: string[];
+  /**
+   * Id shared by every shard/job of one CI build (TESTREPORT_BUILD_ID); all report into one run.
+   * Default: the CI's own build id (GitHub GITHUB_RUN_ID, GitLab CI_PIPELINE_ID, …; docs/ci-builds.md).
+   */
+  buildId?: string;
+  /**
+   * Keeps independent test jobs of one build apart (TESTREPORT_GROUP), e.g. one run per browser.
+   * Default: the CI's job name (GITHUB_JOB, CI_JOB_NAME, CIRCLE_JOB, …).
+   */
+  group?: string;
   /** Which tests' screenshots, videos and traces to upload (TESTREPORT_UPLOAD_ARTIFACTS; default failures). */
   uploadArtifacts?: 'all' | 'failures' | 'none';
   /** Forgive a failed run when every failure is a quarantined test (default true). */
@@ -26,6 +36,8 @@ export interface ReporterOptions {
   retryBudgetMs?: number;
   /** Retries per call on connection errors, 429 and 502–504 (default 3). */
   maxRetries?: number;
+  /** On GitHub Actions, append the run's summary to the job summary after sending (TESTREPORT_SUMMARY=true). */
+  summary?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -34,6 +46,8 @@ export interface ResolvedOptions {
   projectId: string | undefined;
   runTitle: string | undefined;
   tags: string[];
+  buildId: string | undefined;
+  group: string | undefined;
   uploadArtifacts: 'all' | 'failures' | 'none';
   quarantine: boolean;
   outputDir: string;
@@ -42,6 +56,7 @@ export interface ResolvedOptions {
   timeoutMs: number | undefined;
   retryBudgetMs: number | undefined;
   maxRetries: number | undefined;
+  summary: boolean;
 }
 
 export const DEFAULT_OUTPUT_DIR = 'testreport-spool';
@@ -63,6 +78,8 @@ export function resolveOptions(o: ReporterOptions = {}, env: Record<string, stri
     projectId: o.projectId ?? (env.TESTREPORT_PROJECT_ID || undefined),
     runTitle: o.runTitle ?? (env.TESTREPORT_RUN_TITLE || undefined),
     tags: o.tags ?? (env.TESTREPORT_TAGS ? env.TESTREPORT_TAGS.split(',').map((t) => t.trim()).filter(Boolean) : []),
+    buildId: o.buildId ?? (env.TESTREPORT_BUILD_ID || undefined),
+    group: o.group ?? (env.TESTREPORT_GROUP || undefined),
     uploadArtifacts: upload === 'all' || upload === 'none' ? upload : 'failures',
     quarantine: o.quarantine ?? true,
     outputDir: o.outputDir ?? env.TESTREPORT_OUTPUT_DIR ?? DEFAULT_OUTPUT_DIR,
@@ -72,5 +89,6 @@ export function resolveOptions(o: ReporterOptions = {}, env: Record<string, stri
     timeoutMs: o.timeoutMs ?? envNumber(env.TESTREPORT_TIMEOUT_MS),
     retryBudgetMs: o.retryBudgetMs ?? envNumber(env.TESTREPORT_RETRY_BUDGET_MS),
     maxRetries: o.maxRetries,
+    summary: o.summary ?? envFlag(env.TESTREPORT_SUMMARY) ?? false,
   };
 }

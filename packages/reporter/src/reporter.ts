@@ -5,11 +5,13 @@ import { TestReportClient } from '@testreport/client';
 import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract';
 import { artifactsOf } from './attachments.js';
 import { detectCi } from './ci.js';
+import { shardOf } from './ciBuild.js';
 import { LiveDelivery } from './live.js';
 import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
 import { runBody } from './runMeta.js';
 import { SpoolWriter } from './spool.js';
+import { writeJobSummary } from './jobSummary.js';
 import { RunSummary, someOf } from './summary.js';
 
 const PREFIX = '[testreport]';
@@ -23,6 +25,7 @@ const PREFIX = '[testreport]';
 export class TestReportReporter implements Reporter {
   private readonly opts: ResolvedOptions;
   private live: LiveDelivery | undefined;
+  private client: TestReportClient | undefined;
   private spool!: SpoolWriter;
   private config!: FullConfig;
   private multiProject = false;
@@ -30,6 +33,10 @@ export class TestReportReporter implements Reporter {
   private readonly awaitingRetry = new Set<TestCase>();
   private readonly summary = new RunSummary();
   private readonly skippedArtifacts: string[] = [];
+  /** Which shard (and attempt) of a CI build this process is: its finish ends that shard only. */
+  private shard: ReturnType<typeof shardOf> = {};
+  /** " (shard 2/3 of CI build 123)" on the summary line, so a job's log says which run it joined. */
+  private shardNote = '';
 
   constructor(options: ReporterOptions = {}) {
     this.opts = resolveOptions(options);
@@ -109,12 +116,15 @@ export class TestReportReporter implements Reporter {
       ...(this.opts.retryBudgetMs ? { retryBudgetMs: this.opts.retryBudgetMs } : {}),
       ...(this.opts.maxRetries !== undefined ? { maxRetries: this.opts.maxRetries } : {}),
     });
+    this.client = client;
     this.spool = new SpoolWriter(this.opts.outputDir, this.runCid);
     this.spool.write({
       t: 'header', v: 1, cid: this.runCid, createdAt: new Date().toISOString(), url: this.opts.url,
       ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`,
     });
     const body = runBody(config, root, this.opts, detectCi());
+    this.shard = shardOf(body);
+    if (body.ciBuildId && (body.shardTotal ?? 1) > 1) this.shardNote = ` (shard ${body.shardCurrent}/${body.shardTotal} of CI build ${body.ciBuildId})`;
     this.spool.write({ t: 'run', cid: this.runCid, body });
     const suites = suiteRecords(root, config);
     for (const s of suites) this.spool.write(s);
@@ -145,7 +155,7 @@ export class TestReportReporter implements Reporter {
     // Decided once delivery caught up: the quarantine list arrives with the connection.
     const outcome = await this.live!.end(() => {
       forgiven = this.summary.forgiven(result, this.opts.quarantine);
-      return this.summary.finish(result, forgiven.length > 0);
+      return { ...this.summary.finish(result, forgiven.length > 0), ...this.shard };
     }, this.runCid);
     if (this.live!.mode === 'disabled') return undefined;
 
@@ -154,7 +164,8 @@ export class TestReportReporter implements Reporter {
     if (outcome.dropped.length) this.say(`the server refused ${outcome.dropped.join('; ')}`);
     if (outcome.delivered) {
       this.spool.remove();
-      this.say(`${this.summary.line} — ${this.opts.url}/runs/${outcome.runId}`);
+      this.say(`${this.summary.line}${this.shardNote} — ${this.opts.url}/runs/${outcome.runId}`);
+      if (this.opts.summary) await writeJobSummary(this.client!, outcome.runId, (line) => this.say(line));
     } else {
       this.spool.close();
       if (this.spool.usable || this.spoolExists()) {

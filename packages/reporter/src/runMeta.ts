@@ -1,6 +1,7 @@
 import { hostname, release, type } from 'node:os';
 import type { FullConfig, Suite } from '@playwright/test/reporter';
 import type { CiMetadata } from './ci.js';
+import { withBuildIdentity } from './ciBuild.js';
 import type { ResolvedOptions } from './options.js';
 import type { RunBody } from './spool.js';
 
@@ -23,7 +24,8 @@ export function runBody(config: FullConfig, root: Suite, opts: ResolvedOptions, 
   const vp = uses.map((u) => u.viewport).find((v) => v && v.width > 0 && v.height > 0);
   const grep = [...regexStrings(config.grep), ...regexStrings(config.grepInvert ?? undefined).map((s) => `!${s}`)];
   return {
-    ...ci,
+    // Options were resolved from the environment already: the empty env keeps them the only source.
+    ...withBuildIdentity(ci, { buildId: opts.buildId, group: opts.group }, {}),
     frameworkVersion: config.version,
     workers: Math.max(1, config.workers),
     ...(config.shard ? { shardCurrent: config.shard.current, shardTotal: config.shard.total } : {}),

@@ -5,6 +5,7 @@ import type { TestReportClient } from '@testreport/client';
 import { deliver, type Outgoing } from './delivery/deliver.js';
 import { Delivery, type Ack } from './delivery/engine.js';
 import { idempotencyKey, type AckRecord, type ArtifactRecord, type FinishRecord, type RunRecord, type SuiteRecord, type BatchRecord } from './delivery/records.js';
+import { shardOf } from './ciBuild.js';
 
 export { idempotencyKey };
 export type { RunBody } from './delivery/records.js';
@@ -167,7 +168,7 @@ async function* outgoing(file: string, s: SpoolIndex): AsyncGenerator<Outgoing> 
     yield { t: 'artifact', testCid: a.testCid, job: { cid: a.cid, type: a.type, fileName: a.fileName, source: path } };
   }
   // Without a finish record the reporter never reached onEnd (killed or crashed): the run did not complete.
-  yield s.finish ?? { t: 'finish', cid: `${s.run.cid}-finish`, body: { status: 'cancelled' } };
+  yield s.finish ?? { t: 'finish', cid: `${s.run.cid}-finish`, body: { status: 'cancelled', ...shardOf(s.run.body) } };
 }
 
 /**

@@ -7,6 +7,7 @@ import { meHandlers } from './me/route.js';
 import { membersHandlers } from './members/route.js';
 import { projectsHandlers } from './projects/route.js';
 import { runsHandlers } from './runs/route.js';
+import { shardPlanHandlers } from './shardPlan/route.js';
 import { suitesHandlers } from './suites/route.js';
 import { teamsHandlers } from './teams/route.js';
 import { testsHandlers } from './results/route.js';
@@ -21,6 +22,7 @@ export const handlers: Handlers = {
   ...apiKeysHandlers,
   ...meHandlers,
   ...runsHandlers,
+  ...shardPlanHandlers,
   ...testsHandlers,
   ...suitesHandlers,
   ...flakinessHandlers,

@@ -7,6 +7,7 @@ import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
+import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
 import { createMemoryCounter, createRateLimiter } from './http/rateLimit.js';
@@ -20,6 +21,8 @@ import { createRetentionService } from './retention/service.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
+import { createRunSummaries } from './runs/summary.js';
+import { createShardTimeouts } from './runs/timeouts.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
@@ -36,7 +39,11 @@ export function createServices(deps: Deps) {
   const sessions = createSessionService(createSessionRepo(db), config);
   const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
   const retention = createRetentionService(deps);
-  const webhooks = createWebhookService(deps);
+  const runSummaries = createRunSummaries(deps, projects.internal);
+  const webhooks = createWebhookService(deps, runSummaries);
+  const runs = createRunService(deps);
+  const flakiness = createFlakinessService(deps);
+  const shardTimeouts = createShardTimeouts(deps, runs);
 
   const services = {
     deps,
@@ -46,13 +53,16 @@ export function createServices(deps: Deps) {
     teams,
     members: createMemberService(deps),
     projects,
-    runs: createRunService(deps),
-    tests: createTestService(deps),
+    runs,
+    shardTimeouts,
+    tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
     runOverview: createRunOverview(deps),
-    caseState: createCaseStateService(deps),
+    runSummaries,
+    caseState: createCaseStateService(deps, flakiness.internal),
     suites: createSuiteService(deps),
-    flakiness: createFlakinessService(deps),
+    flakiness,
+    shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,
     retention,
@@ -60,7 +70,7 @@ export function createServices(deps: Deps) {
     bootstrap: createBootstrapService({ users, teams, projects, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
-    jobs: [retention.job, webhooks.job].filter((j): j is BackgroundJob => j !== undefined),
+    jobs: [retention.job, webhooks.job, shardTimeouts.job].filter((j): j is BackgroundJob => j !== undefined),
   };
   return services;
 }

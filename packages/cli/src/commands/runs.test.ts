@@ -3,7 +3,7 @@ import { ApiError } from '@testreport/client';
 import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
 import { keyContext, testContext } from '../lib/testContext.js';
-import { deleteRun, getRun, listRuns } from './runs.js';
+import { cancelRun, completeRun, deleteRun, getRun, listRuns, runShards } from './runs.js';
 
 let srv: TestServer;
 let mainRun: string;
@@ -65,5 +65,32 @@ describe('runs', () => {
     const err = await listRuns(testContext({ url: srv.url })).catch((e) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toMatch(/no credentials for .*TESTREPORT_API_KEY.*reporter login/);
+  });
+});
+
+describe('runs of a CI build', () => {
+  const build = (ciBuildId: string, shardCurrent: number, extra: Record<string, unknown> = {}) =>
+    srv.api('POST', '/runs', { auth: srv.apiKey, body: { projectId: srv.projectId, status: 'running', ciBuildId, group: 'e2e', shardCurrent, shardTotal: 2, ...extra } });
+  const gitlab = (pipeline: string) => ({ GITLAB_CI: 'true', CI_PIPELINE_ID: pipeline, CI_JOB_NAME: 'e2e 1/2' });
+
+  it('lists every shard and attempt, and completes the build’s run found from the CI environment', async () => {
+    const run = (await build('p-100', 1)).body;
+    await build('p-100', 2);
+    await srv.api('PATCH', `/runs/${run.id}`, { auth: srv.apiKey, body: { status: 'passed', totalTests: 0, shardCurrent: 1 } });
+    const shards = await runShards(keyContext(srv), { runId: run.id });
+    expect(shards.data.map((s) => [s.index, s.attempt, s.status])).toEqual([[1, 1, 'passed'], [2, 1, 'running']]);
+
+    const ctx = testContext({ url: srv.url, apiKey: srv.apiKey }, { env: gitlab('p-100') });
+    const done = await completeRun(ctx, {});
+    expect(done).toMatchObject({ id: run.id, finishReason: 'complete', finishedShards: 1, shardTotal: 2 });
+  });
+
+  it('cancels by --build-id and --group, and says which build it could not find', async () => {
+    const run = (await build('manual-7', 1)).body;
+    const cancelled = await cancelRun(keyContext(srv), { buildId: 'manual-7', group: 'e2e' });
+    expect(cancelled).toMatchObject({ id: run.id, status: 'cancelled' });
+    // Another group of the same build is another run.
+    await expect(cancelRun(keyContext(srv), { buildId: 'manual-7', group: 'unit' })).rejects.toThrow('no run of CI build manual-7 (group unit)');
+    await expect(completeRun(keyContext(srv), {})).rejects.toThrow(UsageError);
   });
 });

@@ -20,7 +20,9 @@ describe('settings', () => {
   it('the owner changes only the given settings', async () => {
     const owner = await sessionContext(srv, srv.owner, { project: srv.projectId });
     expect(await updateSettings(owner, { dataRetentionDays: 90, autoQuarantineEnabled: true })).toMatchObject({ dataRetentionDays: 90, autoQuarantineEnabled: true, flakinessThreshold: 0.3 });
-    expect(await updateSettings(owner, { flakinessThreshold: 0.25 })).toMatchObject({ dataRetentionDays: 90, autoQuarantineEnabled: true, flakinessThreshold: 0.25 });
+    expect(await updateSettings(owner, { flakinessThreshold: 0.25 })).toMatchObject({ dataRetentionDays: 90, autoQuarantineEnabled: true, flakinessThreshold: 0.25, defaultBranch: 'main' });
+    expect(await updateSettings(owner, { defaultBranch: 'develop' })).toMatchObject({ dataRetentionDays: 90, defaultBranch: 'develop' });
+    expect(await updateSettings(owner, { shardTimeoutMinutes: 45 })).toMatchObject({ dataRetentionDays: 90, defaultBranch: 'develop', shardTimeoutMinutes: 45 });
     expect(await getSettings(keyContext(srv))).toMatchObject({ dataRetentionDays: 90, flakinessThreshold: 0.25 });
   });
 

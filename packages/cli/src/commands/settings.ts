@@ -16,7 +16,7 @@ export async function getSettings(ctx: Context): Promise<Settings> {
 
 /** Changes only the given settings, with the signed-in user's session (keys may read but not change them). */
 export async function updateSettings(ctx: Context, input: SettingsUpdate): Promise<Settings> {
-  if (Object.keys(input).length === 0) throw new UsageError('nothing to change: pass --retention-days, --flakiness-threshold or --auto-quarantine');
+  if (Object.keys(input).length === 0) throw new UsageError('nothing to change: pass --retention-days, --flakiness-threshold, --auto-quarantine, --default-branch or --shard-timeout');
   const client = ctx.client('user');
   return client.projects.updateSettings(await ctx.projectId(client), input);
 }
@@ -27,6 +27,8 @@ function printSettings(out: Output, s: Settings): void {
     ['retention', `${s.dataRetentionDays} days`],
     ['flakiness threshold', s.flakinessThreshold],
     ['auto-quarantine', s.autoQuarantineEnabled ? 'on' : 'off'],
+    ['default branch', s.defaultBranch],
+    ['shard timeout', `${s.shardTimeoutMinutes} minutes`],
     ['updated', when(s.updatedAt)],
   ]);
 }
@@ -36,7 +38,8 @@ export function registerSettings(program: Command): void {
 Examples:
   $ reporter settings get
   $ reporter settings set --retention-days 90
-  $ reporter settings set --flakiness-threshold 0.2 --auto-quarantine on`);
+  $ reporter settings set --flakiness-threshold 0.2 --auto-quarantine on
+  $ reporter settings set --shard-timeout 60       # a CI build's run waits an hour for silent shards`);
 
   settings.command('get').description('show the settings of the project').action(command({ run: getSettings, print: printSettings }));
 
@@ -46,9 +49,11 @@ Examples:
     .option('--retention-days <days>', 'keep runs this many days (1-3650)')
     .option('--flakiness-threshold <score>', 'score (0-1) at which auto-quarantine applies')
     .option('--auto-quarantine <on|off>', 'quarantine cases over the threshold when a run finishes')
+    .option('--default-branch <name>', 'branch run summaries compare with (new failures, fixed)')
+    .option('--shard-timeout <minutes>', 'a CI build\'s run with no shard activity this long finishes with the shards it has (1-1440)')
     .action(
       command({
-        input: (_args, flags: { retentionDays?: string; flakinessThreshold?: string; autoQuarantine?: string }) => {
+        input: (_args, flags: { retentionDays?: string; flakinessThreshold?: string; autoQuarantine?: string; defaultBranch?: string; shardTimeout?: string }) => {
           const body: SettingsUpdate = {};
           const days = intFlag('--retention-days', flags.retentionDays, 1, 3650);
           const threshold = numberFlag('--flakiness-threshold', flags.flakinessThreshold, 0, 1);
@@ -56,6 +61,9 @@ Examples:
           if (days !== undefined) body.dataRetentionDays = days;
           if (threshold !== undefined) body.flakinessThreshold = threshold;
           if (auto !== undefined) body.autoQuarantineEnabled = auto;
+          if (flags.defaultBranch !== undefined) body.defaultBranch = flags.defaultBranch;
+          const shardTimeout = intFlag('--shard-timeout', flags.shardTimeout, 1, 1440);
+          if (shardTimeout !== undefined) body.shardTimeoutMinutes = shardTimeout;
           return body;
         },
         run: updateSettings,

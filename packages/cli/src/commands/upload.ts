@@ -1,5 +1,5 @@
 import type { RunCreate } from '@testreport/contract';
-import { detectCi, replaySpool, type ReplayResult } from '@testreport/reporter';
+import { replaySpool, type ReplayResult } from '@testreport/reporter';
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { command } from '../lib/action.js';
@@ -9,15 +9,15 @@ import { resolveInputs, type ReportInputs } from '../report/inputs.js';
 import { uploadReport, type UploadOutcome } from '../upload/engine.js';
 import { hashInputs } from '../upload/hash.js';
 import { canAnimate, formatBytes, ProgressView } from '../upload/progress.js';
-import { scanReport, type ScanResult } from '../upload/scan.js';
+import { runBody, type RunFlags } from '../upload/runBody.js';
+import { scanReport } from '../upload/scan.js';
+import { stepSummaryAfterUpload } from './summary.js';
 
-export interface UploadFlags {
+export interface UploadFlags extends RunFlags {
   dryRun?: boolean;
-  runTitle?: string;
-  tags?: string;
-  branch?: string;
-  commit?: string;
   concurrency?: string;
+  /** Append the run's summary to $GITHUB_STEP_SUMMARY after sending (commands/summary.ts). */
+  summary?: boolean;
 }
 
 export interface UploadInput {
@@ -44,18 +44,6 @@ export type UploadResult =
   | { kind: 'spool'; results: Array<ReplayResult & { file: string; runUrl: string; webUrl: string }> }
   | (UploadOutcome & { runUrl: string; webUrl: string; attachmentsTotal: number });
 
-function runBody(projectId: string, scan: ScanResult, flags: UploadFlags): RunCreate {
-  const ci = detectCi(process.env);
-  const tags = flags.tags?.split(',').map((t) => t.trim()).filter(Boolean);
-  const body: RunCreate = { projectId, status: 'running', ...ci, ...scan.meta };
-  delete (body as { duration?: number }).duration;
-  if (flags.branch) body.branch = flags.branch;
-  if (flags.commit) body.commitSha = flags.commit;
-  if (flags.runTitle) body.runTitle = flags.runTitle;
-  if (tags?.length) body.tags = tags;
-  return body;
-}
-
 /**
  * An upload may send hundreds of suites and batches into a per-minute rate limit (tests write: 60);
  * it waits out 429s (Retry-After) instead of failing after the SDK's default one-minute budget.
@@ -75,7 +63,7 @@ function describeInputs(inputs: ReportInputs): string {
 
 const links = (client: { baseUrl: string; appUrl: string }, runId: string) => ({ runUrl: `${client.baseUrl}/runs/${runId}`, webUrl: `${client.appUrl}/runs/${runId}` });
 
-async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult> {
+async function replay(ctx: Context, inputs: ReportInputs, summary: boolean): Promise<UploadResult> {
   const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
   const view = new ProgressView(!ctx.out.json && canAnimate(), 'Replaying spool');
@@ -83,6 +71,7 @@ async function replay(ctx: Context, inputs: ReportInputs): Promise<UploadResult>
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
       results.push({ file, ...r, ...links(client, r.runId) });
+      if (summary) await stepSummaryAfterUpload(ctx, client, r.runId);
     }
   } finally {
     view.stop();
@@ -98,14 +87,14 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
   const { flags } = input;
   const concurrency = concurrencyOf(flags);
   const inputs = await resolveInputs(input.path);
-  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs);
+  if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs, Boolean(flags.summary));
 
   const view = new ProgressView(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
   try {
     const hash = await hashInputs(inputs);
     const scan = await scanReport(inputs);
     if (flags.dryRun) {
-      const body = runBody(ctx.config.settings.projectId?.value ?? '<the API key’s project>', scan, flags);
+      const body = runBody(ctx.config.settings.projectId?.value ?? '<the API key’s project>', inputs.kind, scan, flags, ctx.env);
       return {
         dryRun: true,
         kind: inputs.kind,
@@ -125,10 +114,12 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
       inputs,
       scan,
       reportHash: hash.hash,
-      run: runBody(projectId, scan, flags),
+      run: runBody(projectId, inputs.kind, scan, flags, ctx.env),
       concurrency,
       onProgress: (p) => view.upload(p),
     });
+    view.stop();
+    if (flags.summary) await stepSummaryAfterUpload(ctx, client, outcome.runId);
     return { ...outcome, ...links(client, outcome.runId), attachmentsTotal: scan.attachments.total };
   } finally {
     view.stop();
@@ -162,6 +153,8 @@ export function printUpload(out: Output, r: UploadResult): void {
       ['branch', run.branch],
       ['commit', run.commitSha],
       ['ci', run.ciProvider],
+      ['build', run.ciBuildId ? [run.ciBuildId, run.group].filter(Boolean).join(' · ') : undefined],
+      ['shard', run.shardCurrent ? `${run.shardCurrent}/${run.shardTotal}` : undefined],
       ['title', run.runTitle],
       ['tags', run.tags],
     ]);
@@ -193,7 +186,8 @@ export function registerUpload(program: Command): void {
     .description(
       'Upload test results as one run: a Playwright JSON report (a file, or a folder holding one), JUnit XML from any\n' +
         'framework (a file, or a folder searched recursively for *.xml), or spool files (*.ndjson) the Playwright\n' +
-        'reporter wrote when the server was unreachable. CI metadata (provider, build, branch, commit) is detected.\n' +
+        'reporter wrote when the server was unreachable. CI metadata (provider, build, branch, commit) is detected,\n' +
+        'and the report of one shard or parallel job joins the one run of its CI build (docs/ci-builds.md).\n' +
         'Uploading the same report again creates nothing twice. The whole report is checked before anything is sent:\n' +
         'a malformed report exits 2 and creates nothing.',
     )
@@ -203,7 +197,11 @@ export function registerUpload(program: Command): void {
     .option('--tags <list>', 'comma-separated run tags, e.g. nightly,smoke')
     .option('--branch <name>', 'branch (overrides the detected one)')
     .option('--commit <sha>', 'commit SHA (overrides the detected one)')
+    .option('--shard <i/n>', 'this report is shard i of n (JUnit; a Playwright JSON report says its own; default: the CI\'s parallel slot, e.g. CI_NODE_INDEX/CI_NODE_TOTAL)')
+    .option('--build-id <id>', 'join the run of this CI build (TESTREPORT_BUILD_ID; default: the CI\'s build id, e.g. GITHUB_RUN_ID)')
+    .option('--group <name>', 'keep this job\'s run apart from other jobs of the build (TESTREPORT_GROUP; default: the CI job name)')
     .option('--concurrency <n>', 'test batches in flight at once (1-16)', '4')
+    .option('--summary', 'on GitHub Actions, append the run summary (new failures, fixed, flaky) to the job summary')
     .addHelpText(
       'after',
       `
@@ -213,6 +211,9 @@ Examples:
   $ reporter upload build/test-results/test --branch main --commit $GIT_SHA
   $ reporter upload testreport-spool/                # replay what the reporter spooled
   $ reporter upload results.xml --dry-run --json     # what would be sent, as JSON
+  $ reporter upload shard-2.json                      # a shard's report joins its CI build's run
+  $ reporter upload junit.xml --shard 2/3 --build-id "$PIPELINE_ID"
+  $ reporter upload playwright-report/results.json --summary   # and the GitHub job summary
 
 Exit codes: 0 uploaded (failed tests are not an error), 1 the server or the upload failed,
 2 bad flags, missing credentials or a malformed report.`,

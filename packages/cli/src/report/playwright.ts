@@ -1,6 +1,5 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Token } from 'stream-json';
-import { jsonTokens, ValueBuilder } from './jsonTokens.js';
+import { JsonReader, JsonSyntaxError } from './jsonReader.js';
 import { MalformedReportError, type AttachmentRef, type ParsedTest, type ReportMeta, type ReportRecord, type SuiteRef } from './types.js';
 import { appendCapped, cleanError, type StepInput } from '@testreport/contract';
 
@@ -39,108 +38,94 @@ export interface SpecEvent {
   suites: SuiteRef[];
 }
 
-type Role = 'root' | 'suites' | 'suite' | 'specs';
-interface Frame {
-  role: Role;
-  key: string | null;
-  title?: string;
-  file?: string;
-}
-
-/** Where a value opening under `parent` goes: walked structurally, or built (spec, config) or skipped. */
-function roleOf(parent: Frame | undefined, isArray: boolean): Role | 'spec' | 'config' | 'stats' | 'skip' {
-  if (!parent) return isArray ? 'skip' : 'root';
-  if (parent.role === 'root') {
-    if (parent.key === 'suites' && isArray) return 'suites';
-    if (parent.key === 'config' && !isArray) return 'config';
-    if (parent.key === 'stats' && !isArray) return 'stats';
-    return 'skip';
-  }
-  if (parent.role === 'suites') return isArray ? 'skip' : 'suite';
-  if (parent.role === 'suite') {
-    if (parent.key === 'specs' && isArray) return 'specs';
-    if (parent.key === 'suites' && isArray) return 'suites';
-    return 'skip';
-  }
-  return isArray ? 'skip' : 'spec';
-}
-
 export type PwEvent = { kind: 'spec'; event: SpecEvent } | { kind: 'config'; config: any } | { kind: 'stats'; stats: any };
 
+const OBJ = [0x7b, 0x7d] as const;
+const ARR = [0x5b, 0x5d] as const;
+
 /**
- * Walks a Playwright JSON report token by token and emits one spec at a time, with its suite path.
- * Only a spec (and the config block) is ever held whole, so a 1 GB report streams in bounded memory.
+ * Walks a Playwright JSON report and emits one spec at a time, with its suite path. Only the root,
+ * the `suites` arrays and the suite objects are walked key by key; a spec, the config and stats are
+ * parsed whole, everything else is parsed (so a malformed file fails) and dropped. Only one spec is
+ * ever held, so a 1 GB report streams in bounded memory.
  */
 export async function* walkPlaywright(file: string): AsyncGenerator<PwEvent> {
-  const stack: Frame[] = [];
-  let builder: { b: ValueBuilder; role: 'spec' | 'config' | 'stats' | 'skip' } | null = null;
-  let sawSuites = false;
-  let sawRoot = false;
+  const r = new JsonReader(file);
   try {
-    for await (const token of jsonTokens(file)) {
-      if (builder) {
-        if (!builder.b.consume(token)) continue;
-        const { b, role } = builder;
-        builder = null;
-        if (role === 'spec') yield { kind: 'spec', event: { spec: b.value as PwSpec, suites: suitePath(stack) } };
-        else if (role === 'config') yield { kind: 'config', config: b.value };
-        else if (role === 'stats') yield { kind: 'stats', stats: b.value };
-        clearKey(stack);
-        continue;
-      }
-      const top = stack[stack.length - 1];
-      switch (token.name) {
-        case 'startObject':
-        case 'startArray': {
-          const role = roleOf(top, token.name === 'startArray');
-          if (role === 'root' || role === 'suites' || role === 'suite' || role === 'specs') {
-            if (role === 'root') sawRoot = true;
-            if (role === 'suites' && top?.role === 'root') sawSuites = true;
-            stack.push({ role, key: null });
-          } else {
-            builder = { b: new ValueBuilder(role === 'skip'), role };
-            builder.b.consume(token);
-          }
-          break;
-        }
-        case 'endObject':
-        case 'endArray':
-          stack.pop();
-          clearKey(stack);
-          break;
-        case 'keyValue':
-          if (top) top.key = token.value as string;
-          break;
-        default:
-          if (!top) {
-            throw new MalformedReportError(file, 'not a Playwright JSON report: the document is not an object');
-          }
-          if (top.role === 'suite' && top.key === 'title') top.title = String(token.value);
-          if (top.role === 'suite' && top.key === 'file') top.file = String(token.value);
-          top.key = null;
+    if ((await r.peek()) !== OBJ[0]) {
+      if ((await r.peek()) < 0) throw new JsonSyntaxError('the file is empty');
+      throw new MalformedReportError(file, 'not a Playwright JSON report: the document is not an object');
+    }
+    let sawSuites = false;
+    if (await r.open(...OBJ)) {
+      do {
+        const key = await r.key();
+        const next = await r.peek();
+        if (key === 'suites' && next === ARR[0]) {
+          sawSuites = true;
+          yield* suitesOf(r, []);
+        } else if ((key === 'config' || key === 'stats') && next === OBJ[0]) {
+          const value = await r.value();
+          yield key === 'config' ? { kind: 'config', config: value } : { kind: 'stats', stats: value };
+        } else await r.value();
+      } while (await r.another(OBJ[1]));
+    }
+    if ((await r.peek()) >= 0) throw new JsonSyntaxError('unexpected data after the document');
+    if (!sawSuites) throw new MalformedReportError(file, 'not a Playwright JSON report: it has no "suites" array');
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new MalformedReportError(file, `not valid JSON: ${err.message}`);
+    throw err;
+  } finally {
+    r.close();
+  }
+}
+
+/** The elements of a `suites` array (the reader is at its "["); objects are suites, anything else is skipped. */
+async function* suitesOf(r: JsonReader, parents: SuiteRef[]): AsyncGenerator<PwEvent> {
+  if (!(await r.open(...ARR))) return;
+  do {
+    if ((await r.peek()) === OBJ[0]) yield* suiteOf(r, parents);
+    else await r.value();
+  } while (await r.another(ARR[1]));
+}
+
+/** One suite object: its title and file come before its specs and child suites in Playwright's output. */
+async function* suiteOf(r: JsonReader, parents: SuiteRef[]): AsyncGenerator<PwEvent> {
+  let title: string | undefined;
+  let file: string | undefined;
+  let path: SuiteRef[] | undefined;
+  const pathOf = () => {
+    if (path) return path;
+    const inherited = parents.find((p) => p.filePath)?.filePath;
+    const filePath = file || inherited;
+    path = [...parents, { title: title || file || '(untitled)', ...(filePath ? { filePath } : {}) }];
+    return path;
+  };
+  if (!(await r.open(...OBJ))) return;
+  do {
+    const key = await r.key();
+    const next = await r.peek();
+    if (key === 'specs' && next === ARR[0]) {
+      if (!(await r.open(...ARR))) continue;
+      do {
+        const isObject = (await r.peek()) === OBJ[0];
+        const spec = await r.value();
+        if (isObject) yield { kind: 'spec', event: { spec: spec as PwSpec, suites: pathOf() } };
+      } while (await r.another(ARR[1]));
+    } else if (key === 'suites' && next === ARR[0]) {
+      yield* suitesOf(r, pathOf());
+    } else {
+      const value = await r.value();
+      // A title or file seen after specs would rename a path already handed out: like the token walker, it applies from here on.
+      if (key === 'title' && value !== null && typeof value !== 'object') {
+        title = String(value);
+        path = undefined;
+      } else if (key === 'file' && value !== null && typeof value !== 'object') {
+        file = String(value);
+        path = undefined;
       }
     }
-  } catch (err) {
-    if (err instanceof MalformedReportError) throw err;
-    throw new MalformedReportError(file, `not valid JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!sawRoot || !sawSuites) throw new MalformedReportError(file, 'not a Playwright JSON report: it has no "suites" array');
-}
-
-function clearKey(stack: Frame[]) {
-  const top = stack[stack.length - 1];
-  if (top) top.key = null;
-}
-
-function suitePath(stack: Frame[]): SuiteRef[] {
-  const out: SuiteRef[] = [];
-  let file: string | undefined;
-  for (const f of stack) {
-    if (f.role !== 'suite') continue;
-    file ??= f.file;
-    out.push({ title: f.title || f.file || '(untitled)', ...(f.file || file ? { filePath: f.file || file } : {}) });
-  }
-  return out;
+  } while (await r.another(OBJ[1]));
 }
 
 const STATUS: Record<string, ParsedTest['status']> = { expected: 'passed', unexpected: 'failed', flaky: 'flaky', skipped: 'skipped' };
@@ -270,4 +255,3 @@ export function reportDirOf(file: string): string {
   return dirname(resolve(file));
 }
 
-export type { Token };

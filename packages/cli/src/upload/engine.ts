@@ -1,6 +1,6 @@
 import type { TestReportClient } from '@testreport/client';
 import type { RunCreate } from '@testreport/contract';
-import { deliver, Delivery, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
+import { deliver, Delivery, shardOf, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';
 import type { SuiteRef } from '../report/types.js';
@@ -73,6 +73,7 @@ async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerato
   let batchBytes = 0;
   let batchIndex = 0;
   let recordIndex = 0;
+  const cidOf = new WeakMap<SuiteRef, string>();
   const next = () => {
     const full = batch;
     batch = { t: 'batch', cid: String(++batchIndex), tests: [], artifacts: [] };
@@ -88,7 +89,10 @@ async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerato
     tally.add(r.test);
     let parentCid: string | null = null;
     for (let i = 1; i <= r.suites.length; i++) {
-      const cid = sha256(suiteKey(r.suites.slice(0, i))).slice(0, 32);
+      // A suite's object stands for one place in the tree (the readers share it between its tests):
+      // its path is hashed once, not once per test.
+      let cid = cidOf.get(r.suites[i - 1]);
+      if (!cid) cidOf.set(r.suites[i - 1], (cid = sha256(suiteKey(r.suites.slice(0, i))).slice(0, 32)));
       if (!suites.has(cid)) {
         suites.add(cid);
         const s = r.suites[i - 1];
@@ -114,11 +118,13 @@ async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerato
   }
   if (batch.tests.length) yield next();
   state.duration = Math.round(duration ?? tally.durationSum);
-  yield { t: 'finish', cid: 'finish', body: { status: tally.status, ...tally.counts(), duration: state.duration } };
+  // A shard of a CI build finishes its shard; the server finishes the run when every shard did.
+  yield { t: 'finish', cid: 'finish', body: { status: tally.status, ...tally.counts(), duration: state.duration, ...shardOf(run) } };
 }
 
 /**
- * The second pass: creates the run, upserts suites as they appear, sends tests in batches of 500 with
+ * The second pass: creates the run, upserts suites 500 per request (POST /test-suites/batch) beside
+ * the tests, sends tests in batches of 500 with
  * bounded concurrency (reading pauses while `concurrency` batches are in flight, so memory stays
  * bounded), uploads each test's attachments, then PATCHes counts and status, all through the
  * reporter's delivery engine. Every POST carries a key derived from the report.

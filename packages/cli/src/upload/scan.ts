@@ -1,6 +1,6 @@
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';
-import type { ReportMeta } from '../report/types.js';
+import type { ReportMeta, SuiteRef } from '../report/types.js';
 import { planAttachment } from './attachments.js';
 import { Tally } from './tally.js';
 
@@ -22,6 +22,7 @@ export interface ScanResult {
 export async function scanReport(inputs: ReportInputs): Promise<ScanResult> {
   const tally = new Tally();
   const suites = new Set<string>();
+  const seen = new WeakSet<SuiteRef>();
   const projects = new Set<string>();
   const meta: Omit<ReportMeta, 'kind'> = {};
   const attachments: ScanResult['attachments'] = { total: 0, uploadable: 0, bytes: 0, skipped: [], skippedCount: 0 };
@@ -32,7 +33,12 @@ export async function scanReport(inputs: ReportInputs): Promise<ScanResult> {
     }
     tally.add(r.test);
     if (r.project) projects.add(r.project);
-    for (let i = 1; i <= r.suites.length; i++) suites.add(JSON.stringify(r.suites.slice(0, i)));
+    for (let i = 1; i <= r.suites.length; i++) {
+      // Readers share a suite's object between its tests: each place in the tree is keyed once.
+      if (seen.has(r.suites[i - 1])) continue;
+      seen.add(r.suites[i - 1]);
+      suites.add(JSON.stringify(r.suites.slice(0, i)));
+    }
     for (const a of r.attachments) {
       attachments.total++;
       const plan = await planAttachment(a);

@@ -23,6 +23,10 @@ export class Projects extends APIResource {
   getSettings(id: string, opts?: RequestOptions) {
     return this.client.request('projects.getSettings', { params: { id } }, opts);
   }
+  /** The suite's files in `total` shards of about equal duration, from the project's recent runs. */
+  shardPlan(id: string, query: QueryOf<'projects.shardPlan'>, opts?: RequestOptions) {
+    return this.client.request('projects.shardPlan', { params: { id }, query }, opts);
+  }
   updateSettings(id: string, body: BodyOf<'projects.updateSettings'>, opts?: RequestOptions) {
     return this.client.request('projects.updateSettings', { params: { id }, body }, opts);
   }

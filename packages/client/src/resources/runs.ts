@@ -18,8 +18,28 @@ export class Runs extends APIResource {
   update(id: string, body: BodyOf<'runs.update'>, opts?: RequestOptions) {
     return this.client.request('runs.update', { params: { id }, body }, opts);
   }
+  /** Every attempt of every shard of a CI-build run, ordered by index then attempt. */
+  shards(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.shards', { params: { id } }, opts);
+  }
+  /** Finish the run now from what is stored; idempotent on a finished run. */
+  complete(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.complete', { params: { id } }, opts);
+  }
+  /** Finish the run as cancelled; idempotent on a finished run. */
+  cancel(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.cancel', { params: { id } }, opts);
+  }
   delete(id: string, opts?: RequestOptions) {
     return this.client.request('runs.delete', { params: { id } }, opts);
+  }
+  /**
+   * Counts, failures (with file, first error line and dashboard link), new failures and fixed tests
+   * against `base` (default: the project's default branch), flaky tests and quarantined failures;
+   * each list holds its first `limit` entries and its total.
+   */
+  summary(id: string, query: QueryOf<'runs.summary'> = {}, opts?: RequestOptions) {
+    return this.client.request('runs.summary', { params: { id }, query }, opts);
   }
   /** Every run matching the query, fetching pages as the loop advances. */
   iterate(query: QueryOf<'runs.list'>, opts?: RequestOptions) {

@@ -1,3 +1,4 @@
+import { LIMITS } from '@testreport/contract';
 import type { Delivery } from './engine.js';
 import type { ArtifactJob, FinishRecord, RecordKind, RunRecord, SuiteRecord, TestBody } from './records.js';
 
@@ -40,7 +41,7 @@ export interface DeliverOptions {
 const zero = (): Counts => ({ run: 0, suites: 0, tests: 0, artifacts: 0, finish: 0 });
 
 /**
- * Sends a stream of records through a Delivery: run and suites in order, test batches with bounded
+ * Sends a stream of records through a Delivery: the run first, suites in batches of 500, test batches with bounded
  * concurrency (the stream is not read further while the pool is full, so memory stays bounded),
  * each batch's artifacts once its test ids are known, and the finish after everything else. After
  * the first failure no new record starts; the ones in flight end and that failure is thrown.
@@ -67,7 +68,26 @@ export async function deliver(records: AsyncIterable<Outgoing>, d: Delivery, opt
         count(!o.skipped, 'artifacts', 'artifact');
       }
     });
+  // Suites are gathered into batches and sent one request after another (a batch may name parents
+  // of an earlier one), beside the test batches: no test refers to a suite, so reading goes on.
+  let suites: Omit<SuiteRecord, 't'>[] = [];
+  let suitesSent: Promise<void> = Promise.resolve();
+  const sendSuites = () => {
+    if (!suites.length) return;
+    const list = suites;
+    suites = [];
+    suitesSent = suitesSent
+      .then(async () => {
+        if (failure) return;
+        const { sent, skipped } = await d.suites(list);
+        for (let i = 0; i < sent; i++) count(true, 'suites', 'suite');
+        for (let i = 0; i < skipped; i++) count(false, 'suites', 'suite');
+      })
+      .catch(fail);
+  };
   const settle = async () => {
+    sendSuites();
+    await suitesSent;
     await d.pool.drain();
     await d.artifactPool.drain();
   };
@@ -76,7 +96,10 @@ export async function deliver(records: AsyncIterable<Outgoing>, d: Delivery, opt
     for await (const r of records) {
       if (failure) break;
       if (r.t === 'run') count(await d.createRun(r.cid, r.body), 'run', 'run');
-      else if (r.t === 'suite') count(await d.suite(r), 'suites', 'suite');
+      else if (r.t === 'suite') {
+        suites.push(r);
+        if (suites.length >= LIMITS.batchMax) sendSuites();
+      }
       else if (r.t === 'batch') {
         while (d.pool.pending >= d.concurrency) await d.pool.settled();
         d.pool

@@ -1,10 +1,8 @@
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { ApiError, taskPool, type TaskPool, type TestReportClient } from '@testreport/client';
-import type { RunUpdate } from '@testreport/contract';
+import { LIMITS, type RunUpdate } from '@testreport/contract';
 import type { AckRecord, ArtifactJob, BatchRecord, RecordKind, RunBody, SuiteRecord } from './records.js';
-
-/** Suites of one level of the tree sent at once (a level's parents must exist before its children). */
-const SUITE_CONCURRENCY = 4;
 
 export type Ack = Omit<AckRecord, 't'>;
 
@@ -86,28 +84,30 @@ export class Delivery {
     return true;
   }
 
-  /** Upserts one suite under its parent (which must have been sent); false when already sent. */
-  async suite(s: Omit<SuiteRecord, 't'>): Promise<boolean> {
-    if (this.acks.get(s.cid)?.id) return false;
-    const parentSuiteId = s.parentCid ? (this.acks.get(s.parentCid)?.id ?? null) : null;
-    const suite = await this.o.client.testSuites.upsert({ ...s.body, ...this.run, parentSuiteId }, this.key('suite', s.cid));
-    this.ack({ cid: s.cid, id: suite.id });
-    return true;
-  }
-
-  /** A whole tree (parents listed before children), one level at a time; returns how many were sent. */
-  async suites(list: readonly Omit<SuiteRecord, 't'>[], keepGoing: () => boolean = () => true): Promise<number> {
+  /**
+   * Upserts suites with POST /test-suites/batch, 500 per request: the ones not sent yet, parents
+   * before their children (a parent in the same request is named by its index, an earlier one by
+   * its id). `keepGoing` is asked before each request.
+   */
+  async suites(list: readonly Omit<SuiteRecord, 't'>[], keepGoing: () => boolean = () => true): Promise<{ sent: number; skipped: number }> {
+    const todo = list.filter((s) => !this.acks.get(s.cid)?.id);
     let sent = 0;
-    let level = list.filter((s) => s.parentCid === null);
-    while (level.length && keepGoing()) {
-      for (let i = 0; i < level.length && keepGoing(); i += SUITE_CONCURRENCY) {
-        const done = await Promise.all(level.slice(i, i + SUITE_CONCURRENCY).map((s) => this.suite(s)));
-        sent += done.filter(Boolean).length;
-      }
-      const parents = new Set(level.map((s) => s.cid));
-      level = list.filter((s) => s.parentCid !== null && parents.has(s.parentCid));
+    for (let from = 0; from < todo.length && keepGoing(); from += LIMITS.batchMax) {
+      const chunk = todo.slice(from, from + LIMITS.batchMax);
+      const indexOf = new Map<string, number>();
+      const items = chunk.map((s, i) => {
+        const inBatch = s.parentCid ? indexOf.get(s.parentCid) : undefined;
+        indexOf.set(s.cid, i);
+        const parent = inBatch !== undefined ? { parentIndex: inBatch } : { parentSuiteId: s.parentCid ? (this.acks.get(s.parentCid)?.id ?? null) : null };
+        return { ...s.body, ...this.run, ...parent };
+      });
+      // The key names exactly these suites, so a retry (or a replay of the same spool) repeats it.
+      const digest = createHash('sha1').update(chunk.map((s) => s.cid).join('\n')).digest('hex').slice(0, 16);
+      const res = await this.o.client.testSuites.createBatch(items, this.key('suite', `${chunk[0].cid}+${chunk.length}+${digest}`));
+      chunk.forEach((s, i) => this.ack({ cid: s.cid, id: res.data[i].id }));
+      sent += chunk.length;
     }
-    return sent;
+    return { sent, skipped: list.length - todo.length };
   }
 
   /** Stores a batch of tests; the ids are in the batch's order. `sent` is false when already stored. */

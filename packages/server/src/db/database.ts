@@ -5,6 +5,8 @@ import * as m003 from './migrations/003_idempotency_secrets.js';
 import * as m004 from './migrations/004_dashboard.js';
 import * as m005 from './migrations/005_rate_limits.js';
 import * as m006 from './migrations/006_webhook_format.js';
+import * as m007 from './migrations/007_ci_builds.js';
+import * as m008 from './migrations/008_run_summary.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -26,6 +28,8 @@ const migrations: Record<string, DialectMigration> = {
   '004_dashboard': m004,
   '005_rate_limits': m005,
   '006_webhook_format': m006,
+  '007_ci_builds': m007,
+  '008_run_summary': m008,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(private readonly types: MigrationTypes) {}

@@ -71,7 +71,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     const { n } = await db.selectFrom('teams').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(n).toBe(1);
     await db.insertInto('projects').values({ id: 'p2', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();
-    await db.insertInto('project_settings').values({ project_id: 'p2', data_retention_days: 30, flakiness_threshold: 1 / 3, auto_quarantine_enabled: 0, updated_at: 'x' }).execute();
+    await db.insertInto('project_settings').values({ project_id: 'p2', data_retention_days: 30, flakiness_threshold: 1 / 3, auto_quarantine_enabled: 0, shard_timeout_minutes: 30, updated_at: 'x' }).execute();
     const s = await db.selectFrom('project_settings').selectAll().where('project_id', '=', 'p2').executeTakeFirstOrThrow();
     expect(s.flakiness_threshold).toBe(1 / 3);
     expect(s.auto_quarantine_enabled).toBe(0);
@@ -87,7 +87,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
       id: `t-${String(i).padStart(5, '0')}`, run_id: 'r-bulk', project_id: 'p-bulk', case_id: 'c-bulk', title: awkward[i % awkward.length], full_title: 'f',
       file_path: i % 2 ? null : 'a.spec.ts', line_number: i % 2 ? null : i, status: 'passed', duration: [1.5, 1 / 3, 0][i % 3], retries: i % 4, attempt: 0,
       is_flaky: i % 2, tags: '["@a"]', annotations: null, error: i % 5 ? null : awkward[(i + 1) % awkward.length], error_message: null, steps: '[]',
-      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x',
+      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x', run_attempt: 1,
     }));
     await db.transaction().execute((trx) => insertMany(trx, 'tests', rows));
     expect(await db.selectFrom('tests').selectAll().where('run_id', '=', 'r-bulk').orderBy('id').execute()).toEqual(rows);
@@ -136,7 +136,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
       : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_%' order by tablename`.execute(opened.db);
     expect(tables.rows.map((r) => r.name)).toEqual([
       'api_keys', 'artifacts', 'email_tokens', 'idempotency_keys', 'invitations', 'project_settings', 'projects', 'rate_limit_windows',
-      'runs', 'sessions', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
+      'run_shards', 'runs', 'sessions', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
     ]);
   });
 });

@@ -10,7 +10,7 @@ export interface TeamsTable { id: string; name: string; created_at: string; upda
 export interface TeamMembersTable { id: string; team_id: string; user_id: string; role: string; joined_at: string }
 export interface InvitationsTable { id: string; team_id: string; email: string; role: string; status: string; token_hash: string; invited_by: string | null; expires_at: string; accepted_at: string | null; created_at: string; updated_at: string }
 export interface ProjectsTable { id: string; team_id: string; name: string; created_at: string; updated_at: string }
-export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; updated_at: string }
+export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; default_branch: Generated<string>; shard_timeout_minutes: number; updated_at: string }
 export interface ApiKeysTable { id: string; project_id: string; name: string; key_hash: string; last4: string; is_active: Bool; expires_at: string | null; last_used_at: string | null; created_by: string | null; created_at: string; updated_at: string }
 export interface RunsTable {
   id: string; project_id: string; status: string; branch: string | null; commit_sha: string | null; commit_message: string | null;
@@ -20,6 +20,14 @@ export interface RunsTable {
   tags: Generated<string>; grep_patterns: Generated<string>;
   total_tests: number | null; passed_tests: number | null; failed_tests: number | null; skipped_tests: number | null; flaky_tests: number | null;
   duration: number | null; finished_at: string | null; created_at: string; updated_at: string;
+  /** Set only on runs of a CI build (hash of ciBuildId + group); unique per project. */
+  build_key: string | null; ci_group: string | null; current_attempt: Generated<number>;
+  finish_reason: string | null; finish_count: Generated<number>;
+}
+export interface RunShardsTable {
+  run_id: string; shard_index: number; attempt: number; status: string;
+  total_tests: number | null; passed_tests: number | null; failed_tests: number | null; skipped_tests: number | null; flaky_tests: number | null;
+  duration: number | null; started_at: string; finished_at: string | null; last_activity_at: string;
 }
 export interface TestSuitesTable { id: string; run_id: string; project_id: string; title: string; file_path: Generated<string>; parent_suite_id: string | null; created_at: string; updated_at: string }
 export interface TestCasesTable {
@@ -33,6 +41,7 @@ export interface TestsTable {
   line_number: number | null; status: string; duration: number; retries: Generated<number>; attempt: Generated<number>;
   is_flaky: Generated<Bool>; tags: string | null; annotations: string | null; error: string | null; error_message: string | null;
   steps: string | null; stdout: string | null; stderr: string | null; branch: string | null; commit_sha: string | null; created_at: string;
+  run_attempt: Generated<number>;
 }
 export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
 export interface WebhooksTable { id: string; project_id: string; url: string; events: string; format: Generated<string>; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }
@@ -53,6 +62,7 @@ export interface Database {
   project_settings: ProjectSettingsTable;
   api_keys: ApiKeysTable;
   runs: RunsTable;
+  run_shards: RunShardsTable;
   test_suites: TestSuitesTable;
   test_cases: TestCasesTable;
   tests: TestsTable;

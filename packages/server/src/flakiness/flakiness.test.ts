@@ -156,3 +156,17 @@ describe('auto-quarantine', () => {
     expect((await flakiness(off)).data.map((e: { testTitle: string; flakinessScore: number }) => [e.testTitle, e.flakinessScore])).toEqual([['E', 0.4]]);
   });
 });
+
+describe('stats a reader sees', () => {
+  it('a test page shows the score of results stored since the last recompute (its case is dirty)', async () => {
+    const p = await t.createOtherTenant();
+    // The finished run recomputes G (1 result, not flaky); the second run, still running, leaves G dirty.
+    await script(p, [{ commit: 'g1', results: [{ case: 'G', status: 'passed' }] }]);
+    const running = await t.api('POST', '/runs', { auth: p.apiKey, body: { projectId: p.projectId, status: 'running', commitSha: 'g1', branch: 'main' } });
+    const [failed] = await postTests(t, [testBody(running.body.id, p.projectId, { title: 'G', fullTitle: 'suite > G', status: 'failed' })], p.apiKey);
+    const page = await fetch(`${t.url}/tests/${failed.id}`, { headers: { cookie: p.owner.cookie } });
+    expect(page.status).toBe(200);
+    // Passed and failed on commit g1 in two runs: both results count flaky (decisions §7).
+    expect(await page.text()).toContain('(2 flaky of 2 runs)');
+  });
+});

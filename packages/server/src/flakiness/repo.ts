@@ -32,7 +32,7 @@ export function createFlakinessRepo(db: Db) {
           .selectFrom(
             db
               .selectFrom('tests')
-              .select(['case_id', 'run_id', 'status', 'is_flaky', 'commit_sha', 'created_at'])
+              .select(['case_id', 'run_id', 'run_attempt', 'status', 'is_flaky', 'commit_sha', 'created_at'])
               .where('case_id', '=', caseId)
               .where('status', '<>', 'skipped')
               .where('created_at', '>=', since)
@@ -44,7 +44,7 @@ export function createFlakinessRepo(db: Db) {
       let query = arm(caseIds[0], 0);
       for (let i = 1; i < caseIds.length; i++) query = query.unionAll(arm(caseIds[i], i));
       for (const r of await query.execute()) {
-        out.get(r.case_id)!.push({ runId: r.run_id, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at });
+        out.get(r.case_id)!.push({ runId: r.run_id, runAttempt: r.run_attempt, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at });
       }
       return out;
     },

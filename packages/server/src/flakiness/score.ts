@@ -2,6 +2,8 @@ import { LIMITS } from '@testreport/contract';
 
 export interface ScoredResult {
   runId: string;
+  /** The CI attempt of the run the result was stored under (1 unless the build was re-run). */
+  runAttempt?: number;
   status: string;
   isFlaky: boolean;
   commitSha: string | null;
@@ -27,7 +29,8 @@ export const FLAKINESS_WINDOW = LIMITS.flakinessWindow;
  *  - it is a pass or a fail on a commit where the case passed in one run and failed in another:
  *    the code was the same, so the difference is the test's. Every such result on that commit
  *    counts (e.g. pass in run 1 and fail in run 2 on commit abc → 2 flaky runs). A pass and a fail
- *    of the same run (repeat-each) do not make the commit mixed.
+ *    of the same run (repeat-each) do not make the commit mixed; a fail in one CI attempt of a run
+ *    and a pass in a re-run attempt of it do (issue 12): two runs of the test on the same code.
  *
  * score = flakyRuns / totalRuns rounded to 4 decimals (0 when there is no result).
  */
@@ -36,7 +39,7 @@ export function scoreCase(results: ScoredResult[]): CaseStats {
   for (const r of results) {
     if (!r.commitSha || (r.status !== 'passed' && r.status !== 'failed')) continue;
     const c = byCommit.get(r.commitSha) ?? { passedRuns: new Set(), failedRuns: new Set() };
-    (r.status === 'passed' ? c.passedRuns : c.failedRuns).add(r.runId);
+    (r.status === 'passed' ? c.passedRuns : c.failedRuns).add(`${r.runId}#${r.runAttempt ?? 1}`);
     byCommit.set(r.commitSha, c);
   }
   const mixed = new Set<string>();

@@ -1,5 +1,6 @@
 import { SETTINGS_DEFAULTS } from '@testreport/contract';
 import type { Db } from '../db/database.js';
+import type { Updateable } from 'kysely';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 
 /** A project always comes with its settings row. */
@@ -12,6 +13,8 @@ async function insertProjectWithSettings(trx: Db, project: ProjectsTable) {
       data_retention_days: SETTINGS_DEFAULTS.dataRetentionDays,
       flakiness_threshold: SETTINGS_DEFAULTS.flakinessThreshold,
       auto_quarantine_enabled: SETTINGS_DEFAULTS.autoQuarantineEnabled ? 1 : 0,
+      default_branch: SETTINGS_DEFAULTS.defaultBranch,
+      shard_timeout_minutes: SETTINGS_DEFAULTS.shardTimeoutMinutes,
       updated_at: project.created_at,
     })
     .execute();
@@ -41,7 +44,7 @@ export function createProjectRepo(db: Db) {
     findSettings(projectId: string) {
       return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
     },
-    async updateSettings(projectId: string, patch: Partial<Omit<ProjectSettingsTable, 'project_id'>>) {
+    async updateSettings(projectId: string, patch: Omit<Updateable<ProjectSettingsTable>, 'project_id'>) {
       await db.updateTable('project_settings').set(patch).where('project_id', '=', projectId).execute();
     },
   };

@@ -1,6 +1,7 @@
-import type { Project, ProjectSettings, ResponseOf } from '@testreport/contract';
+import { SETTINGS_DEFAULTS, type Project, type ProjectSettings, type ResponseOf } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
+import type { Updateable } from 'kysely';
 import type { ProjectSettingsTable } from '../db/schema.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -8,12 +9,14 @@ import { removeProjectFiles } from './files.js';
 import { toProject, toSettings } from './present.js';
 import { createProjectRepo } from './repo.js';
 
-type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean };
+type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean; defaultBranch?: string; shardTimeoutMinutes?: number };
 
-const settingsColumns = (p: SettingsPatch): Partial<ProjectSettingsTable> => ({
+const settingsColumns = (p: SettingsPatch): Updateable<ProjectSettingsTable> => ({
   ...(p.dataRetentionDays !== undefined ? { data_retention_days: p.dataRetentionDays } : {}),
   ...(p.flakinessThreshold !== undefined ? { flakiness_threshold: p.flakinessThreshold } : {}),
   ...(p.autoQuarantineEnabled !== undefined ? { auto_quarantine_enabled: p.autoQuarantineEnabled ? 1 : 0 } : {}),
+  ...(p.defaultBranch !== undefined ? { default_branch: p.defaultBranch } : {}),
+  ...(p.shardTimeoutMinutes !== undefined ? { shard_timeout_minutes: p.shardTimeoutMinutes } : {}),
 });
 
 export function createProjectService(deps: Deps) {
@@ -45,6 +48,10 @@ export function createProjectService(deps: Deps) {
     /** Newest first. */
     listByTeam(teamId: string) {
       return projects.listByTeam(teamId);
+    },
+    /** The branch run summaries compare with when the caller names none. */
+    async defaultBranch(projectId: string): Promise<string> {
+      return (await projects.findSettings(projectId))?.default_branch ?? SETTINGS_DEFAULTS.defaultBranch;
     },
     async listIdsByTeam(teamId: string): Promise<string[]> {
       return (await projects.listIdsByTeam(teamId)).map((p) => p.id);

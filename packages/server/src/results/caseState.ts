@@ -12,17 +12,24 @@ export interface CaseState {
 }
 
 /** The case behind a result: its flakiness score and quarantine state (the test page's header). */
-export function createCaseStateService(deps: Deps) {
+export function createCaseStateService(deps: Deps, flakiness: { refresh(projectId: string, caseIds: string[]): Promise<void> }) {
+  const read = (testId: string) =>
+    deps.db
+      .selectFrom('tests')
+      .innerJoin('test_cases', 'test_cases.id', 'tests.case_id')
+      .select(['tests.project_id', 'test_cases.id', 'test_cases.flakiness_score', 'test_cases.total_runs', 'test_cases.flaky_runs', 'test_cases.is_quarantined', 'test_cases.quarantined_at', 'test_cases.stats_dirty'])
+      .where('tests.id', '=', testId)
+      .executeTakeFirst();
   return {
     async ofTest(principal: Principal, testId: string): Promise<CaseState> {
-      const row = await deps.db
-        .selectFrom('tests')
-        .innerJoin('test_cases', 'test_cases.id', 'tests.case_id')
-        .select(['tests.project_id', 'test_cases.id', 'test_cases.flakiness_score', 'test_cases.total_runs', 'test_cases.flaky_runs', 'test_cases.is_quarantined', 'test_cases.quarantined_at'])
-        .where('tests.id', '=', testId)
-        .executeTakeFirst();
+      let row = await read(testId);
       if (!row) throw new NotFoundError('Test');
       await deps.authz.project(principal, row.project_id, 'read', 'resource', 'test');
+      // A finish recomputes its cases after answering; a page opened before that must not show old stats.
+      if (row.stats_dirty === 1) {
+        await flakiness.refresh(row.project_id, [row.id]);
+        row = (await read(testId)) ?? row;
+      }
       return {
         caseId: row.id,
         flakinessScore: row.flakiness_score,

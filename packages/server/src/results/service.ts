@@ -6,12 +6,14 @@ import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
+import type { RunService } from '../runs/service.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
-export function createTestService(deps: Deps) {
+/** `runs` hears of results arriving: they are activity of a CI build's running shards. */
+export function createTestService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
   const { db } = deps;
   const repo = createTestRepo(db);
 
@@ -28,9 +30,9 @@ export function createTestService(deps: Deps) {
       }
     }
     const runIds = [...new Set(tests.map((t) => t.runId))];
-    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null }>();
+    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null }>();
     for (let i = 0; i < runIds.length; i += 500) {
-      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha']).where('id', 'in', runIds.slice(i, i + 500)).execute();
+      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key']).where('id', 'in', runIds.slice(i, i + 500)).execute();
       for (const r of rows) runs.set(r.id, r);
     }
     tests.forEach((t, i) => {
@@ -44,7 +46,7 @@ export function createTestService(deps: Deps) {
   /** Stores tests all-or-nothing in one transaction: a few multi-row statements, whatever the batch size. */
   async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
     const runs = await checkScope(principal, tests, fieldOf);
-    return db.transaction().execute(async (trx) => {
+    const stored = await db.transaction().execute(async (trx) => {
       const txRepo = createTestRepo(trx);
       const at = deps.config.now().toISOString();
       const ids = tests.map(() => newId());
@@ -79,12 +81,22 @@ export function createTestService(deps: Deps) {
           stderr: t.stderr ?? null,
           branch: run.branch,
           commit_sha: run.commit_sha,
+          // The run's attempt when stored: a CI re-run raises it, so its results supersede older ones.
+          run_attempt: run.current_attempt,
           created_at: at,
         };
       });
       await txRepo.insertTests(rows);
       return rows.map(toTestCreated);
     });
+    // After the commit: a timestamp, not part of the results. Its failure (e.g. a deadlock with a
+    // concurrent finish) must not turn a stored batch into an error the reporter would retry.
+    try {
+      await others.runs.internal.resultsArrived([...runs].filter(([, r]) => r.build_key !== null).map(([id]) => id));
+    } catch (err) {
+      deps.logger.warn(`could not record activity of CI runs: ${(err as Error).message}`);
+    }
+    return stored;
   }
 
   async function findReadable(principal: Principal, id: string) {

@@ -119,6 +119,20 @@ export function createRunComparison(deps: Deps) {
     },
 
     /**
+     * The failures, flaky tests and comparison with `baseBranch` of a run the caller has already
+     * authorized (run summaries, chat messages): no principal, so never behind a route by itself.
+     */
+    async factsOf(run: { id: string; project_id: string; branch: string | null }, baseBranch: string | null) {
+      const newest = await repo.newestPerCase(run.id);
+      const [failures, flaky, comparison] = await Promise.all([
+        repo.outcomesOf(idsWith(newest, FAILING)),
+        repo.outcomesOf(idsWith(newest, 'flaky')),
+        compareNewest(run, newest, baseBranch),
+      ]);
+      return { failures, flaky, comparison, quarantinedCases: await repo.quarantinedOf(failures.map((f) => f.caseId)) };
+    },
+
+    /**
      * The run's failing tests (newest attempt of each), in suite order, for system callers that
      * already hold the run (a webhook's chat message): no principal, so never behind a route.
      */

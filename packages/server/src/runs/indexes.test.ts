@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
 import { createTestRepo } from '../results/repo.js';
 import { createRunRepo } from './repo.js';
+import { createShardRepo } from './shardRepo.js';
 
 /**
  * The queries behind GET /runs, GET /tests, history, GET /flakiness and the retention sweep must be
@@ -79,6 +80,7 @@ describe('query plans', () => {
       await f.list({ projectId: t.projectId, limit: 50, offset: 0 });
       await f.list({ projectId: t.projectId, quarantined: true, minScore: 0.2, limit: 50, offset: 0 });
     }],
+    ['shard timeout sweep', ['runs_status_build'], () => createShardRepo(db).runningBuilds()],
     ['retention sweep', ['runs_project_created'], () => createRetentionService({ ...t.server.services.deps, db }).sweepOnce()],
   ] as [string, string[], () => Promise<unknown>][])('%s uses indexes only', async (_name, indexes, run) => {
     const plans = await plansOf(run)();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
+import { countingResults } from './attempts.js';
 
 export interface CaseOutcome {
   caseId: string;
@@ -17,6 +18,9 @@ export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (m) => 
 
 /** Read-only queries behind the dashboard's run insights (comparison, error groups, trend, suite). */
 export function createInsightsRepo(db: Db) {
+  /** Whether a CI re-run stored results under more than one attempt of this run. */
+  const rerun = async (runId: string) => ((await db.selectFrom('runs').select('current_attempt').where('id', '=', runId).executeTakeFirst())?.current_attempt ?? 1) > 1;
+
   return {
     /** The newest finished run of the project on `branch` created before `beforeId` (ids are time-ordered). */
     async previousFinished(projectId: string, branch: string | null, beforeId: string) {
@@ -30,8 +34,14 @@ export function createInsightsRepo(db: Db) {
      * case id → result id and status: one index range over the run's rows, light columns only.
      */
     async newestPerCase(runId: string): Promise<Map<string, { id: string; status: string }>> {
-      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('run_id', '=', runId).orderBy('id').execute();
       const out = new Map<string, { id: string; status: string }>();
+      if (await rerun(runId)) {
+        // A CI re-run: the latest attempt's result, and a fail-then-pass across attempts reads flaky.
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_attempt']).where('run_id', '=', runId).orderBy('id').execute();
+        for (const r of countingResults(rows)) out.set(r.case_id, { id: r.id, status: r.effectiveStatus });
+        return out;
+      }
+      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('run_id', '=', runId).orderBy('id').execute();
       for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
       return out;
     },
@@ -45,6 +55,17 @@ export function createInsightsRepo(db: Db) {
         for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message });
       }
       return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
+    },
+
+    /** Which of these test cases are quarantined now. */
+    async quarantinedOf(caseIds: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (const ids of chunk(caseIds, 500)) {
+        if (ids.length === 0) continue;
+        const rows = await db.selectFrom('test_cases').select('id').where('id', 'in', ids).where('is_quarantined', '=', 1).execute();
+        for (const r of rows) out.add(r.id);
+      }
+      return out;
     },
 
     /** Pass rate inputs and duration of the project's newest `limit` runs, oldest first. */
@@ -85,6 +106,18 @@ export function createInsightsRepo(db: Db) {
 
     /** Counts per file and status of a run: the top level of its suite tree (grouped in index order, no sort). */
     async fileCounts(runId: string) {
+      if (await rerun(runId)) {
+        // A CI re-run counts the latest attempt per case (runs/attempts.ts): read light rows, count here.
+        const rows = await db.selectFrom('tests').select(['case_id', 'file_path', 'status', 'run_attempt']).where('run_id', '=', runId).orderBy('id').execute();
+        const files = new Map<string | null, { filePath: string | null; total: number; counts: Record<'passed' | 'failed' | 'flaky' | 'skipped', number> }>();
+        for (const r of countingResults(rows)) {
+          let f = files.get(r.file_path);
+          if (!f) files.set(r.file_path, (f = { filePath: r.file_path, total: 0, counts: { passed: 0, failed: 0, flaky: 0, skipped: 0 } }));
+          f.total++;
+          if (r.effectiveStatus in f.counts) f.counts[r.effectiveStatus as 'passed']++;
+        }
+        return [...files.values()].sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? ''));
+      }
       const n = (status: string) => sql<number>`sum(case when status = ${status} then 1 else 0 end)`;
       const rows = await db
         .selectFrom('tests')

@@ -1,6 +1,7 @@
-import type { Run, RunListItem } from '@testreport/contract';
+import type { Run, RunListItem, Shard } from '@testreport/contract';
 import { fromJson } from '../db/values.js';
 import type { RunRow, StatusCounts } from './repo.js';
+import type { ShardRow } from './shardRepo.js';
 
 /** passedTests / totalTests × 100 with two decimals; 0 for an empty run (decisions §4). */
 export const passRate = (passed: number, total: number) => (total > 0 ? Math.round((passed / total) * 10_000) / 100 : 0);
@@ -22,7 +23,8 @@ export function resolveCounts(row: RunRow, derived: StatusCounts) {
   };
 }
 
-export function toRun(row: RunRow, derived: StatusCounts): Run {
+/** `finishedShards` is null for a run without a ciBuildId (it has no shards to count). */
+export function toRun(row: RunRow, derived: StatusCounts, finishedShards: number | null = null): Run {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -47,6 +49,10 @@ export function toRun(row: RunRow, derived: StatusCounts): Run {
     grepPatterns: fromJson<string[]>(row.grep_patterns, []),
     ...resolveCounts(row, derived),
     duration: row.duration,
+    group: row.ci_group,
+    finishedShards,
+    finishReason: row.finished_at === null ? null : (row.finish_reason as Run['finishReason']),
+    finishCount: row.finish_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -56,3 +62,18 @@ export function toRunListItem(row: RunRow, derived: StatusCounts): RunListItem {
   const { id, projectId, status, branch, commitSha, totalTests, passedTests, failedTests, skippedTests, flakyTests, passRate, duration, createdAt } = toRun(row, derived);
   return { id, projectId, status, branch, commitSha, totalTests, passedTests, failedTests, skippedTests, flakyTests, passRate, duration, createdAt };
 }
+
+export const toShard = (r: ShardRow): Shard => ({
+  index: r.shard_index,
+  attempt: r.attempt,
+  status: r.status as Shard['status'],
+  totalTests: r.total_tests ?? 0,
+  passedTests: r.passed_tests ?? 0,
+  failedTests: r.failed_tests ?? 0,
+  skippedTests: r.skipped_tests ?? 0,
+  flakyTests: r.flaky_tests ?? 0,
+  duration: r.duration,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  lastActivityAt: r.last_activity_at,
+});

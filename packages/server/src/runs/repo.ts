@@ -2,6 +2,7 @@ import type { Selectable, Updateable } from 'kysely';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import type { Db } from '../db/database.js';
 import type { RunsTable } from '../db/schema.js';
+import { countLatestAttempts } from './attempts.js';
 
 export type RunRow = Selectable<RunsTable>;
 export interface StatusCounts {
@@ -19,6 +20,20 @@ export function createRunRepo(db: Db) {
       await db.insertInto('runs').values(row).execute();
     },
 
+    /**
+     * Inserts the run of a CI build unless its (project, build_key) exists: ON CONFLICT DO NOTHING
+     * on the unique index, so concurrent shards never both create (a loser waits for the winner's
+     * commit on PostgreSQL, then inserts nothing). True when this call created it.
+     */
+    async insertBuildRun(row: RunRow): Promise<boolean> {
+      const r = await db.insertInto('runs').values(row).onConflict((oc) => oc.columns(['project_id', 'build_key']).doNothing()).returning('id').executeTakeFirst();
+      return r !== undefined;
+    },
+
+    async findBuildForUpdate(projectId: string, buildKey: string): Promise<RunRow | undefined> {
+      return db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('build_key', '=', buildKey).forUpdate().executeTakeFirst();
+    },
+
     async find(id: string): Promise<RunRow | undefined> {
       return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
     },
@@ -28,10 +43,12 @@ export function createRunRepo(db: Db) {
       return db.selectFrom('runs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     },
 
-    async list(q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
+    async list(q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; group?: string; limit: number; offset: number }) {
       let base = db.selectFrom('runs').where('project_id', '=', q.projectId);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.branch !== undefined) base = base.where('branch', '=', q.branch);
+      if (q.ciBuildId !== undefined) base = base.where('ci_build_id', '=', q.ciBuildId);
+      if (q.group !== undefined) base = q.group === '' ? base.where('ci_group', 'is', null) : base.where('ci_group', '=', q.group);
       const [rows, total] = await Promise.all([
         base.selectAll().orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -39,11 +56,25 @@ export function createRunRepo(db: Db) {
       return { rows, total: Number(total.n) };
     },
 
-    /** Counts of stored tests per run and status: one grouped query for a whole page of runs. */
+    /**
+     * Counts of stored tests per run and status: one grouped query for a whole page of runs. A run
+     * re-run in CI (results under several attempts) is counted per test case from its latest
+     * attempt instead (`countLatestAttempts`).
+     */
     async statusCounts(runIds: string[]): Promise<Map<string, StatusCounts>> {
       const out = new Map<string, StatusCounts>();
       for (const id of runIds) out.set(id, { ...NO_TESTS });
+      const rerun = new Set<string>();
       for (const ids of chunk(runIds, IN_LIST_CHUNK)) {
+        if (ids.length === 0) continue;
+        const rows = await db.selectFrom('runs').select('id').where('id', 'in', ids).where('current_attempt', '>', 1).execute();
+        for (const r of rows) rerun.add(r.id);
+      }
+      for (const id of rerun) {
+        const rows = await db.selectFrom('tests').select(['case_id', 'run_attempt', 'status']).where('run_id', '=', id).execute();
+        out.set(id, countLatestAttempts(rows));
+      }
+      for (const ids of chunk(runIds.filter((id) => !rerun.has(id)), IN_LIST_CHUNK)) {
         if (ids.length === 0) continue;
         const rows = await db
           .selectFrom('tests')

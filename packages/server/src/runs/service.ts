@@ -1,4 +1,4 @@
-import type { Run, RunCreate, RunListItem, RunUpdate } from '@testreport/contract';
+import type { Run, RunCreate, RunListItem, RunUpdate, Shard } from '@testreport/contract';
 import { runPrefix } from '../artifacts/store.js';
 import type { Principal } from '../authz/principal.js';
 import { inTransaction } from '../db/transaction.js';
@@ -7,8 +7,10 @@ import { NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toJson } from '../db/values.js';
 import { checkCounts } from './counts.js';
-import { toRun, toRunListItem } from './present.js';
+import { resolveCounts, toRun, toRunListItem, toShard } from './present.js';
 import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
+import { buildKeyOf, createCiBuilds } from './ciBuild.js';
+import { createShardRepo, finishedShardCount, type ShardRow } from './shardRepo.js';
 
 const FINISHED = new Set(['passed', 'failed', 'cancelled']);
 const COUNT_FIELDS = ['totalTests', 'passedTests', 'failedTests', 'skippedTests', 'flakyTests'] as const;
@@ -33,12 +35,22 @@ export async function deleteRuns(deps: Deps, runs: { id: string; projectId: stri
 
 export function createRunService(deps: Deps) {
   const repo = createRunRepo(deps.db);
+  const shards = createShardRepo(deps.db);
   const now = () => deps.config.now().toISOString();
 
   async function present(row: RunRow): Promise<Run> {
     const counts = await repo.statusCounts([row.id]);
-    return toRun(row, counts.get(row.id)!);
+    const finished = row.build_key === null ? null : finishedShardCount(await shards.ofRun(row.id), row.shard_total ?? 1);
+    return toRun(row, counts.get(row.id)!, finished);
   }
+
+  const ciBuilds = createCiBuilds(deps, {
+    runs: repo,
+    shards,
+    // Count columns a PATCH stored (runs without a build id) win over the derived ones, as readers see them.
+    failedTestsOf: async (row) => resolveCounts(row, (await repo.statusCounts([row.id])).get(row.id)!).failedTests,
+    announce: (row) => announceFinish(row),
+  });
 
   async function findReadable(principal: Principal, id: string, action: 'read' | 'report' | 'runs.delete'): Promise<RunRow> {
     const row = await repo.find(id);
@@ -52,8 +64,27 @@ export function createRunService(deps: Deps) {
     await deps.events.emit('run.finished', { run: await present(row) });
   }
 
+  async function finishNow(principal: Principal, id: string, reason: 'complete' | 'cancel'): Promise<Run> {
+    await findReadable(principal, id, 'report');
+    const row = await inTransaction(deps.db, async () => {
+      const current = (await repo.findForUpdate(id))!;
+      if (current.finished_at !== null) return current;
+      return ciBuilds.finish(current, reason, now());
+    });
+    return present(row);
+  }
+
   return {
-    async create(principal: Principal, input: RunCreate): Promise<Run> {
+    /** For other services, no principal (see docs/architecture.md). */
+    internal: {
+      /** Results were stored for these runs of CI builds: their running shards are alive. */
+      async resultsArrived(runIds: string[]) {
+        await shards.touchRunning(runIds, now());
+      },
+    },
+
+    /** 201 with a new run; 200 when a shard of a CI build joined the build's existing run. */
+    async create(principal: Principal, input: RunCreate): Promise<{ created: boolean; run: Run & { attempt: number | null } }> {
       await deps.authz.project(principal, input.projectId, 'report', 'param');
       const at = now();
       const row: RunRow = {
@@ -87,16 +118,28 @@ export function createRunService(deps: Deps) {
         finished_at: FINISHED.has(input.status) ? at : null,
         created_at: at,
         updated_at: at,
+        build_key: input.ciBuildId !== undefined ? buildKeyOf(input.ciBuildId, input.group) : null,
+        ci_group: input.group ?? null,
+        current_attempt: 1,
+        finish_reason: FINISHED.has(input.status) ? 'status' : null,
+        finish_count: FINISHED.has(input.status) ? 1 : 0,
       };
+      if (input.ciBuildId !== undefined) {
+        const ciBuildId = input.ciBuildId;
+        // Grouped runs keep their count columns unset (always derived) and finish by their shards.
+        const fresh: RunRow = { ...row, status: 'running', finished_at: null, finish_reason: null, finish_count: 0, shard_total: input.shardTotal ?? 1, shard_current: input.shardCurrent ?? 1 };
+        const joined = await inTransaction(deps.db, () => ciBuilds.join(fresh, { ...input, ciBuildId }));
+        return { created: joined.created, run: { ...(await present(joined.row)), shardCurrent: input.shardCurrent ?? 1, attempt: joined.attempt } };
+      }
       // A run created finished is announced in the same transaction: its deliveries commit with it.
       await inTransaction(deps.db, async () => {
         await repo.insert(row);
         if (row.finished_at) await announceFinish(row);
       });
-      return present(row);
+      return { created: true, run: { ...(await present(row)), attempt: null } };
     },
 
-    async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; status?: string; branch?: string; ciBuildId?: string; group?: string; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
       const { rows, total } = await repo.list(q);
       // Only runs with a count still unset need their tests counted; finished runs were PATCHed.
@@ -111,7 +154,11 @@ export function createRunService(deps: Deps) {
     },
 
     async update(principal: Principal, id: string, patch: RunUpdate): Promise<Run> {
-      await findReadable(principal, id, 'report');
+      const found = await findReadable(principal, id, 'report');
+      if (found.build_key !== null) {
+        const row = await inTransaction(deps.db, async () => ciBuilds.shardEnded((await repo.findForUpdate(id))!, patch));
+        return present(row);
+      }
       // Read, write and announce in one transaction: two concurrent PATCHes cannot both finish the
       // run, and the deliveries the finish queues commit with it (a crash loses neither, 15.5).
       const row = await inTransaction(deps.db, async () => {
@@ -126,7 +173,7 @@ export function createRunService(deps: Deps) {
         if (patch.flakyTests !== undefined) set.flaky_tests = patch.flakyTests;
         if (patch.duration !== undefined) set.duration = patch.duration;
         const finishes = current.status === 'running' && patch.status !== undefined && FINISHED.has(patch.status);
-        if (finishes) set.finished_at = at;
+        if (finishes) Object.assign(set, { finished_at: at, finish_reason: 'status', finish_count: current.finish_count + 1 });
         const updated = { ...current, ...set } as RunRow;
         if (COUNT_FIELDS.some((f) => patch[f] !== undefined)) {
           const derived = COUNT_COLUMNS.some((col) => updated[col] === null) ? (await repo.statusCounts([id])).get(id)! : NO_TESTS;
@@ -139,6 +186,33 @@ export function createRunService(deps: Deps) {
       return present(row);
     },
 
+    /** Every attempt of every shard (none for a run without a ciBuildId). */
+    async shards(principal: Principal, id: string): Promise<{ data: Shard[] }> {
+      const row = await findReadable(principal, id, 'read');
+      return { data: (await shards.ofRun(row.id)).map(toShard) };
+    },
+
+    /** Finishes the run now from what is stored; a finished run is answered as it is (no second finish). */
+    async complete(principal: Principal, id: string): Promise<Run> {
+      return finishNow(principal, id, 'complete');
+    },
+
+    async cancel(principal: Principal, id: string): Promise<Run> {
+      return finishNow(principal, id, 'cancel');
+    },
+
+    /** The inactivity sweep's step for one run: finishes it if it is still running and still idle. */
+    async finishIfIdle(runId: string, idleSince: string): Promise<boolean> {
+      return inTransaction(deps.db, async () => {
+        const row = await repo.findForUpdate(runId);
+        if (!row || row.finished_at !== null || row.build_key === null) return false;
+        const last = lastActivity(await shards.ofRun(runId), row);
+        if (last >= idleSince) return false;
+        await ciBuilds.finish(row, 'timeout', now());
+        return true;
+      });
+    },
+
     async delete(principal: Principal, id: string) {
       const row = await findReadable(principal, id, 'runs.delete');
       await deleteRuns(deps, [{ id: row.id, projectId: row.project_id }]);
@@ -147,3 +221,7 @@ export function createRunService(deps: Deps) {
   };
 }
 export type RunService = ReturnType<typeof createRunService>;
+
+
+/** A build's last sign of life: its newest shard activity, or its creation when no shard has any. */
+const lastActivity = (rows: ShardRow[], row: RunRow) => rows.reduce((m, s) => (s.last_activity_at > m ? s.last_activity_at : m), row.created_at);

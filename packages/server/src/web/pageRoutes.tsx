@@ -71,13 +71,14 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       const run = await services.runs.get(principal, param(c));
       const filters = { status: oneOf(c.req.query('status'), ['passed', 'failed', 'flaky', 'skipped']), q: text(c.req.query('q')) };
       const pageNo = pageOf(c.req.query('page'));
-      const [nav, { groups, comparison, flaky }, suite] = await Promise.all([
+      const [nav, { groups, comparison, flaky }, suite, shards] = await Promise.all([
         loadNav(services, principal, run.projectId, 'runs'),
         services.runComparison.summary(principal, run.id),
         services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
+        run.finishedShards !== null ? services.runs.shards(principal, run.id).then((r) => r.data) : [],
       ]);
       rememberProject(c, run.projectId);
-      return render(c, services, <RunPage nav={nav} run={run} groups={groups} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
+      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
     }),
   );
 

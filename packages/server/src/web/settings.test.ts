@@ -132,8 +132,18 @@ describe('settings pages', () => {
   });
 
   it('saves project settings for an admin', async () => {
-    const res = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', autoQuarantineEnabled: 'true' } });
+    const res = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', autoQuarantineEnabled: 'true', shardTimeoutMinutes: '45' } });
     expect(res.location).toBe(`${base}?done=saved`);
-    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body).toMatchObject({ dataRetentionDays: 14, flakinessThreshold: 0.25, autoQuarantineEnabled: true });
+    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body).toMatchObject({ dataRetentionDays: 14, flakinessThreshold: 0.25, autoQuarantineEnabled: true, shardTimeoutMinutes: 45 });
+  });
+
+  it('shows and saves the default branch run summaries compare with; a blank one is refused', async () => {
+    expect((await page(base, { cookie: t.owner.cookie })).html).toMatch(/name="defaultBranch"[^>]*value="main"/);
+    const saved = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', defaultBranch: ' develop ' } });
+    expect(saved.location).toBe(`${base}?done=saved`);
+    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body).toMatchObject({ defaultBranch: 'develop' });
+    const blank = await page(base, { cookie: t.owner.cookie, form: { dataRetentionDays: '14', flakinessThreshold: '0.25', defaultBranch: '' } });
+    expect(blank.status).toBe(400);
+    expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body.defaultBranch).toBe('develop');
   });
 });

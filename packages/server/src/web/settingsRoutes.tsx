@@ -67,7 +67,14 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
   route('post', '', async (c) => {
     const f = await formFields(c);
     try {
-      const patch = parseWith(settingsUpdate, { dataRetentionDays: Number(f.dataRetentionDays), flakinessThreshold: Number(f.flakinessThreshold), autoQuarantineEnabled: f.autoQuarantineEnabled === 'true' });
+      const patch = parseWith(settingsUpdate, {
+        dataRetentionDays: Number(f.dataRetentionDays),
+        flakinessThreshold: Number(f.flakinessThreshold),
+        autoQuarantineEnabled: f.autoQuarantineEnabled === 'true',
+        // A form loaded before a field existed leaves that setting as it is.
+        ...(f.defaultBranch !== undefined ? { defaultBranch: f.defaultBranch } : {}),
+        ...(f.shardTimeoutMinutes !== undefined ? { shardTimeoutMinutes: Number(f.shardTimeoutMinutes) } : {}),
+      });
       await services.projects.updateSettings(c.get('principal'), c.req.param('id') ?? '', patch);
       return done(c, '', 'saved');
     } catch (err) {

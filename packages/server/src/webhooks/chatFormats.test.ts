@@ -167,6 +167,63 @@ describe('Teams webhooks', () => {
   });
 });
 
+describe('new failures in chat messages', () => {
+  /** A finished run on `branch` with the given outcomes (test name → status). */
+  async function finished(branch: string, outcomes: Record<string, string>) {
+    const run = await createRun(t, { branch });
+    await postTests(t, Object.entries(outcomes).map(([name, status]) =>
+      testBody(run.id, t.projectId, { title: name, fullTitle: `cart > ${name}`, filePath: `tests/${name}.spec.ts`, status, ...(status === 'failed' ? { error: { message: `Error: ${name} broke` } } : {}) })));
+    expect((await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'failed' } })).status).toBe(200);
+    return run.id;
+  }
+
+  it('Slack and Teams name the failures that are new since the last run on the default branch', async () => {
+    await finished('main', { 'was green': 'passed', 'always red': 'failed' });
+    await deliver(); // nothing listens yet; the base run's finish sends nothing
+    mark();
+    await createHook({ url: receiver.url, format: 'slack', events: ['run.failed'] });
+    await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
+    await finished('feature/new-failure', { 'was green': 'failed', 'always red': 'failed' });
+    await deliver();
+    const got = await arrived(2);
+    const slack = JSON.parse(got.find((r) => JSON.parse(r.body).blocks)!.body);
+    expectSlackShape(slack);
+    const blocks = JSON.stringify(slack.blocks);
+    expect(blocks).toContain('New failures: 1 since the last run on main');
+    expect(blocks).toContain(':new: cart &gt; was green — tests/was green.spec.ts');
+    expect(blocks).not.toContain(':new: cart &gt; always red');
+    expect(slack.text).toContain('1 new since main');
+    const teams = JSON.parse(got.find((r) => JSON.parse(r.body).type === 'message')!.body);
+    const texts = teams.attachments[0].content.body.map((b: { text?: string }) => b.text);
+    const at = texts.indexOf('New failures: 1 since the last run on main');
+    expect(at).toBeGreaterThan(0);
+    expect(texts[at + 1]).toBe('cart > was green — tests/was green.spec.ts');
+    expect(texts).toContain('First failures (2 of 2)');
+    await dropHooks();
+  });
+
+  it('many long new failures stay within Slack limits and Teams size, and the rest are counted', async () => {
+    mark();
+    await createHook({ url: receiver.url, format: 'slack', events: ['run.failed'] });
+    await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
+    await failingRun(); // 80 failures with 400-character titles, none of them in the last run on main
+    await deliver();
+    const got = await arrived(2);
+    const slack = JSON.parse(got.find((r) => JSON.parse(r.body).blocks)!.body);
+    expectSlackShape(slack);
+    const blocks = JSON.stringify(slack.blocks);
+    expect(blocks).toContain(`New failures: ${FAILURES} since the last run on main`);
+    const listed = (blocks.match(/:new: /g) ?? []).length;
+    expect(listed).toBeGreaterThan(0);
+    expect(listed).toBeLessThanOrEqual(10);
+    expect(blocks).toContain(`…and ${FAILURES - listed} more new failures`);
+    const teams = got.find((r) => JSON.parse(r.body).type === 'message')!;
+    expect(Buffer.byteLength(teams.body)).toBeLessThan(28_000);
+    expect(teams.body).toContain(`…and ${FAILURES - 10} more new failures`);
+    await dropHooks();
+  });
+});
+
 describe('webhook format', () => {
   it('defaults to generic, can be changed, and an unknown format is a 400 naming the field', async () => {
     const hook = await createHook({ url: 'http://127.0.0.1:9/hook' });
@@ -181,5 +238,32 @@ describe('webhook format', () => {
     const count = await t.server.services.deps.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1); // nothing written for the bad request
     await dropHooks();
+  });
+});
+
+describe('runs of a CI build', () => {
+  it('a chat message says when shards are missing and when a finish repeats after a reopen', async () => {
+    await createHook({ url: receiver.url, format: 'slack', events: ['run.completed'] });
+    try {
+      const build = { projectId: t.projectId, status: 'running', branch: 'main', ciBuildId: `chat-${Date.now()}`, shardTotal: 3 };
+      const run = (await t.api('POST', '/runs', { auth: t.apiKey, body: { ...build, shardCurrent: 1 } })).body;
+      await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'passed', shardCurrent: 1 } });
+      mark();
+      await t.api('POST', `/runs/${run.id}/complete`, { auth: t.apiKey });
+      await deliver();
+      const first = JSON.parse((await arrived(1))[0].body);
+      expect(first.text).toContain('Only 1 of 3 shards reported.');
+      expect(first.text).not.toContain('Updated result');
+
+      await t.api('POST', '/runs', { auth: t.apiKey, body: { ...build, shardCurrent: 2 } });
+      await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'passed', shardCurrent: 2 } });
+      mark();
+      await deliver();
+      const second = JSON.parse((await arrived(1))[0].body);
+      expect(second.text).toContain('Updated result (finish 2): a late shard or a re-run reopened this run.');
+      expect(second.text).toContain('Only 2 of 3 shards reported.');
+    } finally {
+      await dropHooks();
+    }
   });
 });

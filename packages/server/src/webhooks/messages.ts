@@ -28,20 +28,53 @@ const firstLine = (s: string | null) => (s ?? '').replace(/\x1b\[[0-9;]*m/g, '')
 
 const verdict = (run: RunData) => (run.failedTests > 0 ? 'failed' : run.status);
 const title = (run: RunData) => `Test run ${verdict(run)}${run.branch ? ` on ${run.branch}` : ''}`;
+/**
+ * What a CI build's run adds (issue 12): a run finished without all its shards says so, and a
+ * repeat finish (a late shard or a re-run reopened the run) reads as an update of the earlier message.
+ */
+function buildNote(run: RunData): string {
+  const notes: string[] = [];
+  if (run.reopened) notes.push(`Updated result (finish ${run.finishCount}): a late shard or a re-run reopened this run.`);
+  if (run.finishedShards != null && run.shardTotal != null && run.finishedShards < run.shardTotal) notes.push(`Only ${run.finishedShards} of ${run.shardTotal} shards reported.`);
+  return notes.length ? ` ${notes.join(' ')}` : '';
+}
 const counts = (run: RunData) =>
-  `${run.totalTests} tests: ${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped (${run.passRate}% pass rate)`;
+  `${run.totalTests} tests: ${run.passedTests} passed, ${run.failedTests} failed, ${run.flakyTests} flaky, ${run.skippedTests} skipped (${run.passRate}% pass rate)${buildNote(run)}`;
 const shortSha = (sha: string | null) => (sha ? sha.slice(0, 12) : null);
 
-interface Message {
+/**
+ * Failures that are new against the last finished run on the base branch (the run summary's
+ * comparison); null when there is no such run to compare with.
+ */
+export interface NewFailures {
+  base: string;
+  total: number;
+  /** The first ones, in suite order. */
+  items: FailureLine[];
+}
+
+/** What a chat message shows besides the run: read once per finish, shared by every chat webhook. */
+export interface ChatFacts {
+  /** The first failures, in suite order; `failedTests` on the run says how many there are in all. */
+  failures: FailureLine[];
+  newFailures: NewFailures | null;
+}
+export const NO_CHAT_FACTS: ChatFacts = { failures: [], newFailures: null };
+
+interface Message extends ChatFacts {
   /** The event, `ping` included. */
   event: WebhookPayload['event'];
   run?: RunData;
-  /** The first failures, in suite order; `failedTests` on the run says how many there are in all. */
-  failures: FailureLine[];
 }
 
+/** The heading of the new-failures part, or the line saying there are none. */
+const newHeading = (n: NewFailures, failed: number) =>
+  n.total > 0
+    ? `New failures: ${n.total} since the last run on ${n.base}`
+    : failed > 0 ? `No new failures since the last run on ${n.base}` : null;
+
 /** A Slack incoming-webhook message: `text` is the notification fallback, `blocks` the message. */
-export function slackMessage({ event, run, failures }: Message): { text: string; blocks: unknown[] } {
+export function slackMessage({ event, run, failures, newFailures }: Message): { text: string; blocks: unknown[] } {
   if (!run) {
     const text = event === 'ping' ? 'testreport: this webhook is connected.' : `testreport: ${event}`;
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: slackEscape(text) } }] };
@@ -56,6 +89,21 @@ export function slackMessage({ event, run, failures }: Message): { text: string;
   if (run.commitSha) context.push(`Commit: \`${shortSha(run.commitSha)}\`${run.commitMessage ? ` ${slackEscape(clip(firstLine(run.commitMessage), 200))}` : ''}`);
   if (run.ciBuildUrl) context.push(`<${run.ciBuildUrl}|CI build>`);
   if (context.length) blocks.push({ type: 'context', elements: context.slice(0, SLACK_LIMITS.contextElements).map((text) => ({ type: 'mrkdwn', text })) });
+  const newLine = newFailures && newHeading(newFailures, run.failedTests);
+  if (newFailures && newLine) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*${slackEscape(newLine)}*`, SLACK_LIMITS.sectionText) } });
+    // One section, filled with whole lines while they fit; the rest are counted below it.
+    const lines: string[] = [];
+    let size = 0;
+    for (const f of newFailures.items.slice(0, MAX_LISTED_FAILURES)) {
+      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}`;
+      if (size + line.length + 1 > SLACK_LIMITS.sectionText) break;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    if (lines.length) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } });
+    if (newFailures.total > lines.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${newFailures.total - lines.length} more new failures` }] });
+  }
   const listed = failures.slice(0, MAX_LISTED_FAILURES);
   if (listed.length) {
     // One section per failure keeps each inside 3,000 characters whatever the error says.
@@ -69,14 +117,15 @@ export function slackMessage({ event, run, failures }: Message): { text: string;
     if (run.failedTests > listed.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${run.failedTests - listed.length} more failures` }] });
   }
   if (run.url) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `<${run.url}|Open the run>` } });
-  return { text: `${heading}: ${counts(run)}`, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
+  const fallback = `${heading}: ${counts(run)}${newFailures?.total ? `; ${newFailures.total} new since ${newFailures.base}` : ''}`;
+  return { text: fallback, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
 
 /**
  * A Teams incoming-webhook message: an activity of type `message` carrying one Adaptive Card
  * attachment (version 1.4, what Teams renders for incoming webhooks).
  */
-export function teamsMessage({ event, run, failures }: Message) {
+export function teamsMessage({ event, run, failures, newFailures }: Message) {
   const body: unknown[] = [];
   const actions: unknown[] = [];
   if (!run) {
@@ -89,6 +138,13 @@ export function teamsMessage({ event, run, failures }: Message) {
       run.commitSha ? { title: 'Commit', value: `${shortSha(run.commitSha)}${run.commitMessage ? ` ${clip(firstLine(run.commitMessage), 200)}` : ''}` } : null,
     ].filter(Boolean);
     if (facts.length) body.push({ type: 'FactSet', facts });
+    const newLine = newFailures && newHeading(newFailures, run.failedTests);
+    if (newFailures && newLine) {
+      body.push({ type: 'TextBlock', text: newLine, weight: 'Bolder', wrap: true, spacing: 'Medium', color: newFailures.total > 0 ? 'Attention' : 'Good' });
+      const shown = newFailures.items.slice(0, MAX_LISTED_FAILURES);
+      for (const f of shown) body.push({ type: 'TextBlock', text: `${clip(f.title, 300)}${f.filePath ? ` — ${clip(f.filePath, 200)}` : ''}`, wrap: true, spacing: 'Small' });
+      if (newFailures.total > shown.length) body.push({ type: 'TextBlock', text: `…and ${newFailures.total - shown.length} more new failures`, wrap: true, isSubtle: true });
+    }
     const listed = failures.slice(0, MAX_LISTED_FAILURES);
     if (listed.length) {
       body.push({ type: 'TextBlock', text: `First failures (${listed.length} of ${run.failedTests})`, weight: 'Bolder', wrap: true, spacing: 'Medium' });
@@ -115,8 +171,8 @@ export function teamsMessage({ event, run, failures }: Message) {
 }
 
 /** The exact body a webhook of `format` is sent for `payload` (the generic one is the payload itself). */
-export function deliveryBody(format: WebhookFormat, payload: WebhookPayload, failures: FailureLine[]): string {
-  if (format === 'slack') return JSON.stringify(slackMessage({ event: payload.event, run: payload.data.run, failures }));
-  if (format === 'teams') return JSON.stringify(teamsMessage({ event: payload.event, run: payload.data.run, failures }));
+export function deliveryBody(format: WebhookFormat, payload: WebhookPayload, facts: ChatFacts): string {
+  if (format === 'slack') return JSON.stringify(slackMessage({ event: payload.event, run: payload.data.run, ...facts }));
+  if (format === 'teams') return JSON.stringify(teamsMessage({ event: payload.event, run: payload.data.run, ...facts }));
   return JSON.stringify(payload);
 }

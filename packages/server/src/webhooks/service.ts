@@ -12,8 +12,8 @@ import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { sendDelivery } from './send.js';
 import { checkWebhookUrlShape, resolvePublic, UnsafeWebhookTarget } from './ssrf.js';
 import { createDeliveryWorker } from './worker.js';
-import { deliveryBody, MAX_LISTED_FAILURES, type FailureLine } from './messages.js';
-import { createRunComparison } from '../runs/comparison.js';
+import { deliveryBody, MAX_LISTED_FAILURES, NO_CHAT_FACTS, type ChatFacts, type FailureLine } from './messages.js';
+import type { RunSummaryService } from '../runs/summary.js';
 
 const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
@@ -33,15 +33,27 @@ const runSummary = (run: Run, appUrl: string) => ({
   id: run.id, url: `${appUrl}/runs/${run.id}`, projectId: run.projectId, status: run.status, branch: run.branch, commitSha: run.commitSha, commitMessage: run.commitMessage,
   ciBuildUrl: run.ciBuildUrl, totalTests: run.totalTests ?? 0, passedTests: run.passedTests ?? 0, failedTests: run.failedTests ?? 0,
   skippedTests: run.skippedTests ?? 0, flakyTests: run.flakyTests ?? 0, passRate: run.passRate, duration: run.duration,
+  ...ciBuildFields(run),
 });
+
+/**
+ * Added to the §8 fields only for a run of a CI build or a repeat finish (issue 12): a late shard
+ * or a CI re-run reopens a finished run, and its next finish is delivered again and says so.
+ */
+const ciBuildFields = (run: Run) =>
+  run.finishedShards === null && run.finishCount <= 1
+    ? {}
+    : {
+        finishCount: run.finishCount, reopened: run.finishCount > 1, finishReason: run.finishReason, group: run.group,
+        shardTotal: run.shardTotal, finishedShards: run.finishedShards,
+      };
 
 /** How long a resolver may take when a webhook is saved; an unresolvable name is re-checked at delivery. */
 const SAVE_LOOKUP_TIMEOUT_MS = 3000;
 
-export function createWebhookService(deps: Deps) {
+export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryService, 'ofRun'>) {
   const { config, authz, logger } = deps;
   const repo = createWebhookRepo(deps.db);
-  const comparison = createRunComparison(deps);
   const nowIso = () => config.now().toISOString();
 
   /** The SSRF guard at save time (400 on `url`); delivery checks again on the connected address. */
@@ -70,12 +82,12 @@ export function createWebhookService(deps: Deps) {
   }
 
   /** The stored `payload` is the exact body sent, in the webhook's format, so every retry sends the same bytes. */
-  function deliveryRow(webhook: WebhookRow, event: WebhookPayload['event'], data: WebhookPayload['data'], failures: FailureLine[] = []): DeliveryRow {
+  function deliveryRow(webhook: WebhookRow, event: WebhookPayload['event'], data: WebhookPayload['data'], facts: ChatFacts = NO_CHAT_FACTS): DeliveryRow {
     const id = newId();
     const now = nowIso();
     const payload: WebhookPayload = { id, event, createdAt: now, data };
     return {
-      id, webhook_id: webhook.id, project_id: webhook.project_id, event, payload: deliveryBody(webhook.format as WebhookFormat, payload, failures), status: 'pending',
+      id, webhook_id: webhook.id, project_id: webhook.project_id, event, payload: deliveryBody(webhook.format as WebhookFormat, payload, facts), status: 'pending',
       attempt_count: 0, next_attempt_at: now, locked_until: null, created_at: now, updated_at: now,
     };
   }
@@ -125,18 +137,27 @@ export function createWebhookService(deps: Deps) {
 
   const worker = createDeliveryWorker({ repo, config, logger, attempt });
 
+  async function chatFacts(runId: string): Promise<ChatFacts> {
+    const s = await summaries.ofRun(runId, MAX_LISTED_FAILURES);
+    if (!s) return NO_CHAT_FACTS;
+    const line = (f: { fullTitle: string; title: string; filePath: string | null; error: string | null }): FailureLine => ({ title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.error });
+    return {
+      failures: s.failed.items.map(line),
+      newFailures: s.base.run ? { base: s.base.branch, total: s.newFailures.total, items: s.newFailures.items.map(line) } : null,
+    };
+  }
+
   deps.events.on('run.finished', async ({ run }) => {
     const hooks = await repo.activeByProject(run.projectId);
     const rows: DeliveryRow[] = [];
-    // Chat messages list the first failures; read them once, and only when a chat webhook will show them.
+    // Chat messages list the first failures and the new ones (the run summary's comparison with the
+    // project's default branch); read once, and only when a chat webhook will show them.
     const chat = hooks.some((h) => h.format !== 'generic');
-    const failures: FailureLine[] = chat && (run.failedTests ?? 0) > 0
-      ? (await comparison.failuresOf(run.id)).slice(0, MAX_LISTED_FAILURES).map((f) => ({ title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.errorMessage }))
-      : [];
+    const facts = chat && (run.failedTests ?? 0) > 0 ? await chatFacts(run.id) : NO_CHAT_FACTS;
     for (const hook of hooks) {
       const events = fromJson<WebhookEvent[]>(hook.events, []);
-      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run, config.publicUrl) }, failures));
-      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run, config.publicUrl) }, failures));
+      if (events.includes('run.completed')) rows.push(deliveryRow(hook, 'run.completed', { run: runSummary(run, config.publicUrl) }, facts));
+      if (events.includes('run.failed') && (run.failedTests ?? 0) > 0) rows.push(deliveryRow(hook, 'run.failed', { run: runSummary(run, config.publicUrl) }, facts));
     }
     // The outbox rows commit with the finished run (the emitter's transaction) before anything is
     // sent: a crash loses neither, and the worker is woken only once they are visible.

@@ -22,7 +22,7 @@ async function finishedRun(t: TestServer, over: Partial<Run> = {}): Promise<Run>
     id: row.id, projectId: t.projectId, status: 'failed', branch: 'main', commitSha: 'abc1234', commitMessage: 'Fix things', commitAuthor: null,
     ciProvider: null, ciBuildId: null, ciBuildUrl: 'https://ci.example.test/1', frameworkVersion: null, workers: 1, shardCurrent: null,
     shardTotal: null, browser: null, os: null, viewport: null, hostname: null, runTitle: null, tags: [], grepPatterns: [], totalTests: 10,
-    passedTests: 7, failedTests: 2, skippedTests: 1, flakyTests: 1, passRate: 70, duration: 12_345, createdAt: row.created_at, updatedAt: row.updated_at,
+    passedTests: 7, failedTests: 2, skippedTests: 1, flakyTests: 1, passRate: 70, duration: 12_345, group: null, finishedShards: null, finishReason: 'status', finishCount: 1, createdAt: row.created_at, updatedAt: row.updated_at,
     ...over,
   };
 }

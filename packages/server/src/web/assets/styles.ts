@@ -36,7 +36,7 @@ th{font-size:12px;color:var(--muted);font-weight:600;background:var(--panel)}
 tr:last-child td{border-bottom:0}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .badge{display:inline-block;padding:0 .45rem;border-radius:999px;font-size:12px;font-weight:600;border:1px solid currentColor;white-space:nowrap}
-.s-passed{color:var(--pass)}.s-failed{color:var(--fail)}.s-flaky{color:var(--flaky)}.s-skipped,.s-cancelled{color:var(--skip)}.s-running{color:var(--run)}
+.s-passed{color:var(--pass)}.s-failed{color:var(--fail)}.s-flaky{color:var(--flaky)}.s-skipped,.s-cancelled,.s-timed_out{color:var(--skip)}.s-running{color:var(--run)}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.5rem;margin:.5rem 0 1rem}
 .card{border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem;background:var(--panel)}
 .card b{display:block;font-size:1.25rem}

@@ -1,4 +1,5 @@
-import type { Run } from '@testreport/contract';
+import type { Run, Shard } from '@testreport/contract';
+import { ShardTable } from '../components/shards.js';
 import type { CaseOutcome, ErrorGroup, RunComparison } from '../../runs/comparison.js';
 import type { RunOverviewService } from '../../runs/overview.js';
 import { Pager } from '../components/pager.js';
@@ -35,7 +36,8 @@ function Meta({ run }: { run: Run }) {
     ['CI', safeHref(run.ciBuildUrl) ? <a href={safeHref(run.ciBuildUrl)} rel="noopener noreferrer">{run.ciProvider ?? 'build'} {run.ciBuildId ?? ''}</a> : run.ciProvider],
     ['Started', when(run.createdAt)],
     ['Duration', duration(run.duration)],
-    ['Shard', run.shardTotal ? `${run.shardCurrent}/${run.shardTotal}` : null],
+    // A CI build's run spans all its shards (listed below); a run of its own names its one shard.
+    ['Shard', run.finishedShards !== null ? (run.group ? `group ${run.group}` : null) : run.shardTotal ? `${run.shardCurrent}/${run.shardTotal}` : null],
     ['Environment', [run.browser, run.os, run.viewport, run.frameworkVersion && `Playwright ${run.frameworkVersion}`].filter(Boolean).join(' · ') || null],
     ['Tags', run.tags.length ? run.tags.map((t) => `#${t}`).join(' ') : null],
   ];
@@ -51,7 +53,7 @@ function Meta({ run }: { run: Run }) {
   );
 }
 
-export function RunPage(props: { nav: NavData; run: Run; groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number }) {
+export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number }) {
   const { run, groups, comparison, flaky, suite, filters } = props;
   const path = `/runs/${run.id}`;
   const cards: [string, string | number, string][] = [
@@ -78,6 +80,13 @@ export function RunPage(props: { nav: NavData; run: Run; groups: ErrorGroup[]; c
             </div>
           ))}
         </div>
+
+        {run.finishedShards !== null && (
+          <>
+            <h2 id="shards">Shards ({run.finishedShards} of {run.shardTotal ?? 1} finished)</h2>
+            <ShardTable run={run} shards={props.shards} />
+          </>
+        )}
 
         <h2>Failures by error ({groups.reduce((n, g) => n + g.count, 0)})</h2>
         {groups.length === 0 ? (

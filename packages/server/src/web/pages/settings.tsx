@@ -22,6 +22,14 @@ export function ProjectSettingsPage({ nav, settings, flash }: { nav: NavData; se
           <input type="number" name="flakinessThreshold" min={0} max={1} step="0.01" value={String(settings.flakinessThreshold)} disabled={!canEdit} />
         </label>
         <label>
+          Default branch (run summaries count new failures against its last run)
+          <input type="text" name="defaultBranch" required maxlength={255} value={settings.defaultBranch} disabled={!canEdit} />
+        </label>
+        <label>
+          Finish a CI build's run after no shard reported for (minutes)
+          <input type="number" name="shardTimeoutMinutes" min={1} max={1440} value={String(settings.shardTimeoutMinutes)} disabled={!canEdit} />
+        </label>
+        <label>
           <span>
             <input type="checkbox" name="autoQuarantineEnabled" value="true" checked={settings.autoQuarantineEnabled} disabled={!canEdit} /> Quarantine tests above the threshold automatically
           </span>
