@@ -8,6 +8,7 @@ import { api } from './lib/http.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { BATCH, fmt, sendBatches, suiteBatches } from './ingest.mjs';
+import { processCpu } from './lib/measure.mjs';
 
 const CONCURRENCY = 4;
 
@@ -19,15 +20,6 @@ function cpuTicks() {
     const idle = n[3] + (n[4] ?? 0);
     const total = n.reduce((a, b) => a + b, 0);
     return { busy: total - idle, total };
-  } catch {
-    return null;
-  }
-}
-/** CPU seconds used so far by a process (/proc/<pid>/stat utime + stime; null elsewhere). */
-function processCpu(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
   } catch {
     return null;
   }

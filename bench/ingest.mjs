@@ -8,6 +8,7 @@ import { api, pool } from './lib/http.mjs';
 import { buildRows, insertRows, prepareStatements } from './lib/rows.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
+import { processCpu } from './lib/measure.mjs';
 
 const CONCURRENCY = 4;
 export const BATCH = 500;
@@ -62,10 +63,13 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
       log(`ingest  POST /tests (1 per request, ${CONCURRENCY} in flight): ${fmt(result.single.testsPerSecond)} tests/s (${singleCount} tests in ${singleSec.toFixed(2)} s)`);
 
       const batches = await suiteBatches(call, projectId, batchRuns);
+      const cpu0 = processCpu(server.pid);
       const batchSec = await sendBatches([call], batches, CONCURRENCY);
       const batchTotal = batches.length * BATCH;
-      result.batch = { tests: batchTotal, batchSize: BATCH, concurrency: CONCURRENCY, runs: batchRuns, seconds: batchSec, testsPerSecond: batchTotal / batchSec };
-      log(`ingest  POST /tests/batch (${BATCH} per batch, ${CONCURRENCY} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (${batchTotal} tests in ${batchSec.toFixed(2)} s)`);
+      // CPU time per test: on a shared machine far steadier than the wall-clock rate.
+      const cpuUs = cpu0 === null ? null : ((processCpu(server.pid) - cpu0) / batchTotal) * 1e6;
+      result.batch = { tests: batchTotal, batchSize: BATCH, concurrency: CONCURRENCY, runs: batchRuns, seconds: batchSec, testsPerSecond: batchTotal / batchSec, serverCpuMicrosPerTest: cpuUs };
+      log(`ingest  POST /tests/batch (${BATCH} per batch, ${CONCURRENCY} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (${batchTotal} tests in ${batchSec.toFixed(2)} s${cpuUs === null ? '' : `; server CPU ${cpuUs.toFixed(0)} µs/test`})`);
       result.database = dbKind;
       result.databaseBytes = await database.sizeBytes();
       // The floor is SQLite's; on PostgreSQL the goal is the SQLite batch figure (bench/run.mjs --db both).
@@ -75,12 +79,13 @@ export async function benchIngest({ quick, log, dbKind = 'sqlite' }) {
       // transaction, with the server's durability settings (WAL, synchronous=FULL).
       result.floor = writeFloor(floorDir, batches, [batches.flat()]);
       result.batchShareOfFloor = result.batch.testsPerSecond / result.floor.testsPerSecond;
-      log(`ingest  raw SQLite floor (better-sqlite3, one transaction): ${fmt(result.floor.testsPerSecond)} tests/s`);
+      log(`ingest  raw SQLite floor (better-sqlite3, one transaction): ${fmt(result.floor.testsPerSecond)} tests/s (CPU ${result.floor.cpuMicrosPerTest.toFixed(0)} µs/test)`);
       // The same, committed per batch of 500 as the server must (each 2xx is durable on its own):
       // a commit per batch costs an fsync and rewrites the indexes' hot pages into the WAL.
       result.floorPerBatch = writeFloor(floorDir2, batches, batches);
       result.batchShareOfFloorPerBatch = result.batch.testsPerSecond / result.floorPerBatch.testsPerSecond;
-      log(`ingest  raw SQLite floor, a commit per ${BATCH} tests: ${fmt(result.floorPerBatch.testsPerSecond)} tests/s`);
+      log(`ingest  raw SQLite floor, a commit per ${BATCH} tests: ${fmt(result.floorPerBatch.testsPerSecond)} tests/s (CPU ${result.floorPerBatch.cpuMicrosPerTest.toFixed(0)} µs/test)`);
+      if (cpuUs !== null) log(`ingest  floor CPU / server CPU per test: ${((result.floor.cpuMicrosPerTest / cpuUs) * 100).toFixed(1)}% (one transaction), ${((result.floorPerBatch.cpuMicrosPerTest / cpuUs) * 100).toFixed(1)}% (a commit per batch)`);
       log(`ingest  batch / floor: ${(result.batchShareOfFloor * 100).toFixed(1)}% (${result.batchShareOfFloor >= 0.6 ? 'meets target' : 'misses target'} ≥ 60%); batch / per-batch floor: ${(result.batchShareOfFloorPerBatch * 100).toFixed(1)}%   (batch ≥ 20,000 tests/s: ${result.batch.testsPerSecond >= 20_000 ? 'meets target' : 'misses target'})`);
       result.targets = { batchTestsPerSecond: 20_000, shareOfFloor: 0.6 };
       result.meetsTargets = result.batch.testsPerSecond >= 20_000 && result.batchShareOfFloor >= 0.6;
@@ -121,10 +126,12 @@ function writeFloor(dir, batches, commits) {
     for (const r of rows) insertRows(stmts, r);
   });
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for (const rows of parts) write(rows);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   db.close();
-  return { tests, commits: parts.length, seconds, testsPerSecond: tests / seconds };
+  return { tests, commits: parts.length, seconds, testsPerSecond: tests / seconds, cpuMicrosPerTest: (cpu.user + cpu.system) / tests };
     }
 
 export const fmt = (n) => Math.round(n).toLocaleString('en-US');

@@ -63,3 +63,13 @@ export function measure(cmd, args, { env = process.env, cwd } = {}) {
     });
   });
 }
+
+/** CPU seconds used so far by a process (/proc/<pid>/stat utime + stime; null elsewhere). */
+export function processCpu(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
