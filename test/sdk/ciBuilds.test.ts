@@ -172,6 +172,10 @@ describe('CI re-runs', () => {
     expect(html).toContain('1 (superseded)');
     expect(html).toContain('Flaky in this run (1)');
     expect(html).toMatch(/tests\/ci\.spec\.ts<\/td><td class="num">3<\/td><td class="num s-passed">1<\/td><td class="num s-failed">1<\/td><td class="num s-flaky">1<\/td>/);
+    // The suite tree lists each test once, as its latest attempt left it (attempt 1's results of re-run tests are gone).
+    expect(html).toContain('3 tests');
+    expect(html.match(/>heals</g)).toHaveLength(1);
+    expect(html.match(/>still broken</g)).toHaveLength(1);
 
     const flaky = await sdk.flakiness.list({ projectId: t.projectId });
     const heals = flaky.data.find((e) => e.fullTitle === 'suite > heals');

@@ -61,6 +61,6 @@ describe('the first run’s printed credentials', () => {
     const { email, password } = printed();
     const res = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
     expect(res.status).toBe(200);
-    expect((await res.json()).user.email).toBe(email);
+    expect(((await res.json()) as { user: { email: string } }).user.email).toBe(email);
   });
 });

@@ -131,6 +131,21 @@ export function createInsightsRepo(db: Db) {
     /** One page of a run's results in suite order (file, then full title), with a status filter and search. */
     async suitePage(q: { runId: string; status?: string; search?: string; limit: number; offset: number }) {
       let base = db.selectFrom('tests').where('run_id', '=', q.runId);
+      // A CI re-run: a result a later attempt of the same test replaced is not part of the run any
+      // more (its counts and insights skip it too, runs/attempts.ts); the shards table shows the attempts.
+      if (await rerun(q.runId)) {
+        base = base.where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('tests as later')
+                .select('later.id')
+                .whereRef('later.case_id', '=', 'tests.case_id')
+                .whereRef('later.run_id', '=', 'tests.run_id')
+                .whereRef('later.run_attempt', '>', 'tests.run_attempt'),
+            ),
+          ),
+        );
+      }
       if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
         const p = likePattern(q.search);
