@@ -69,7 +69,7 @@ describe('reporter summary', () => {
     expect(section('New failures since the last run on main (1)')).toContain(`- [cart > pays](${s.url}/tests/${ids.pays}) — \`tests/pays.spec.ts\`<br>\`Error: expect(received).toBe(expected)\``);
     expect(section('Failed tests (2)')).toContain(`[cart > old](${s.url}/tests/${ids.old}) — \`tests/old.spec.ts\` _(quarantined)_`);
     expect(section('Fixed (1)')).toContain(`[cart > ships](${s.url}/tests/${ids.ships})`);
-    expect(section('Flaky (passed on a retry) (1)')).toContain(`[cart > wraps](${s.url}/tests/${ids.wraps})`);
+    expect(section('Flaky (passed after failing) (1)')).toContain(`[cart > wraps](${s.url}/tests/${ids.wraps})`);
     expect(section('Quarantined failures (1)')).toContain('cart > old');
     expect(out).toContain(`[Open the run in testreport](${s.url}/runs/${feature})`);
     expect(ctx.stderr()).toBe(''); // no $GITHUB_STEP_SUMMARY here: nothing written, nothing said
@@ -98,6 +98,19 @@ describe('reporter summary', () => {
     expect(none).toBeInstanceOf(UsageError);
     expect(none.message).toMatch(/--run <id> or --build <ciBuildId>/);
     await expect(summary(ctxWith(), { build: 'gh-404' })).rejects.toThrow('no run of CI build gh-404 in this project');
+  });
+
+  it("picks the run of this job's group in a build with several, else the build's newest run", async () => {
+    // A build with two groups (two Playwright jobs); GitHub's job name is the default group.
+    const gh = (job: string) => ({ GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: 'gh-3000', GITHUB_JOB: job });
+    const e2e = (await createRun(s, { branch: 'main', ciBuildId: 'gh-3000', group: 'e2e' })).id;
+    const api = (await createRun(s, { branch: 'main', ciBuildId: 'gh-3000', group: 'api' })).id;
+    expect((await summary(ctxWith(gh('e2e')), {})).run.id).toBe(e2e);
+    expect((await summary(ctxWith({ ...gh('e2e'), TESTREPORT_GROUP: 'api' }), {})).run.id).toBe(api);
+    expect((await summary(ctxWith(gh('report')), { group: 'e2e' })).run.id).toBe(e2e);
+    // A summary job of its own after the matrix: no run of its group, so the build's newest run.
+    expect((await summary(ctxWith(gh('report')), {})).run.id).toBe(api);
+    expect((await summary(ctxWith(), { build: 'gh-3000', group: 'e2e' })).run.id).toBe(e2e);
   });
 
   it('appends the Markdown to $GITHUB_STEP_SUMMARY, once per call, unless told not to', async () => {

@@ -1,5 +1,5 @@
 import { renderRunSummary, SUMMARY_LIMITS, type ResponseOf, type TestReportClient } from '@testreport/client';
-import { appendStepSummary, appendStepSummaryText, detectCi, STEP_SUMMARY_LIMIT } from '@testreport/reporter';
+import { appendStepSummary, appendStepSummaryText, detectCi, STEP_SUMMARY_LIMIT, withBuildIdentity } from '@testreport/reporter';
 import { Option, type Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';
@@ -13,6 +13,8 @@ export interface SummaryInput {
   /** The run; else the newest run of `build`; else the newest run of the CI build this job belongs to. */
   runId?: string;
   build?: string;
+  /** The group of the build's run (default: TESTREPORT_GROUP or the CI job name, as the reporter sends it). */
+  group?: string;
   /** Branch to compare with (default: the project's default branch). */
   base?: string;
   format?: SummaryOutputFormat;
@@ -25,15 +27,23 @@ export interface SummaryInput {
 /** What `reporter summary` returns: the server's summary, exactly what `--format json` / `--json` print. */
 export type SummaryResult = ResponseOf<'runs.summary'>;
 
-/** The run a summary is about: --run, else the newest run of --build or of the CI build detected from the environment. */
+/**
+ * The run a summary is about: --run, else the run of --build or of the CI build detected from the
+ * environment (with the overrides the reporter honours). A build can hold one run per group: the
+ * run of this job's group first, else the build's newest run — a summary step in a job of its own
+ * after a sharded matrix has another job name than the shards that reported.
+ */
 async function resolveRun(ctx: Context, input: SummaryInput): Promise<string> {
   if (input.runId) return input.runId;
-  const build = input.build ?? detectCi(ctx.env, { git: false }).ciBuildId;
-  if (!build) throw new UsageError('which run? pass --run <id> or --build <ciBuildId> (no CI build id found in the environment)');
+  const ci = input.build !== undefined ? { ciBuildId: input.build, group: input.group } : withBuildIdentity(detectCi(ctx.env, { git: false }), { group: input.group }, ctx.env);
+  if (!ci.ciBuildId) throw new UsageError('which run? pass --run <id> or --build <ciBuildId> (no CI build id found in the environment)');
   const client = ctx.client();
-  const found = await client.runs.list({ projectId: await ctx.projectId(client), ciBuildId: build, limit: 1 });
-  if (!found.data[0]) throw new Error(`no run of CI build ${build} in this project`);
-  return found.data[0].id;
+  const projectId = await ctx.projectId(client);
+  const ofGroup = await client.runs.list({ projectId, ciBuildId: ci.ciBuildId, group: ci.group ?? '', limit: 1 });
+  if (ofGroup.data[0]) return ofGroup.data[0].id;
+  const newest = await client.runs.list({ projectId, ciBuildId: ci.ciBuildId, limit: 1 });
+  if (!newest.data[0]) throw new Error(`no run of CI build ${ci.ciBuildId} in this project`);
+  return newest.data[0].id;
 }
 
 /**
@@ -92,6 +102,7 @@ export function registerSummary(program: Command): void {
     )
     .option('--run <id>', 'the run to summarise')
     .option('--build <ciBuildId>', 'the newest run of this CI build (default: the build this CI job belongs to)')
+    .option('--group <name>', "the build's run of this group, if it has one (default: TESTREPORT_GROUP or the CI job name)")
     .option('--base <branch>', "branch to compare with (default: the project's default branch setting)")
     .addOption(new Option('--format <format>', 'output format').choices(SUMMARY_FORMATS).default('text'))
     .option('--limit <n>', `tests per list asked of the server (1-${SUMMARY_LIMITS.listMax})`, String(STEP_SUMMARY_LIMIT))
@@ -109,9 +120,9 @@ Exit codes: 0 summary printed (failed tests are not an error), 1 the server fail
     )
     .action(
       command({
-        input: (_args, flags: { run?: string; build?: string; base?: string; format: SummaryOutputFormat; limit?: string; stepSummary: boolean }) => {
+        input: (_args, flags: { run?: string; build?: string; group?: string; base?: string; format: SummaryOutputFormat; limit?: string; stepSummary: boolean }) => {
           if (flags.run && flags.build) throw new UsageError('pass --run or --build, not both');
-          return { runId: flags.run, build: flags.build, base: flags.base, format: flags.format, limit: limitOf(flags.limit), stepSummary: flags.stepSummary };
+          return { runId: flags.run, build: flags.build, group: flags.group, base: flags.base, format: flags.format, limit: limitOf(flags.limit), stepSummary: flags.stepSummary };
         },
         run: summary,
         print: printSummary,

@@ -71,7 +71,7 @@ function sections(s: RunSummaryResponse, format: SummaryFormat): Section[] {
     { heading: `New failures since the last run on ${format === 'markdown' ? md(clip(s.base.branch, 200)) : clip(s.base.branch, 200)}`, list: s.newFailures },
     { heading: 'Failed tests', list: s.failed },
     { heading: 'Fixed', list: s.fixed },
-    { heading: 'Flaky (passed on a retry)', list: s.flaky },
+    { heading: 'Flaky (passed after failing)', list: s.flaky },
     { heading: 'Quarantined failures', list: s.quarantinedFailures },
   ].filter((x) => x.list.total > 0);
 }
