@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '@testreport/server/testing';
+import { describe, expect, it } from 'vitest';
 import { Context } from '../lib/context.js';
+import { useServerAndConfigDir } from '../lib/testContext.js';
 import { upload } from './upload.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -28,30 +27,17 @@ function report(dir: string): string {
 }
 
 describe('upload() in process', () => {
-  let s: TestServer;
-  let dir: string;
-  const envBefore = process.env.TESTREPORT_CONFIG_DIR;
-  beforeAll(async () => {
-    s = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'testreport-upload-'));
-    process.env.TESTREPORT_CONFIG_DIR = dir;
-  });
-  afterAll(async () => {
-    await s?.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (envBefore === undefined) delete process.env.TESTREPORT_CONFIG_DIR;
-    else process.env.TESTREPORT_CONFIG_DIR = envBefore;
-  });
+  const env = useServerAndConfigDir('upload-');
 
   it('uploads a base64 body attachment as a screenshot, lists the missing file, and links the run page', async () => {
-    const ctx = new Context({ json: true, url: s.url, apiKey: s.apiKey });
-    const result = await upload(ctx, { path: report(dir), flags: {} });
+    const ctx = new Context({ json: true, url: env.server.url, apiKey: env.server.apiKey });
+    const result = await upload(ctx, { path: report(env.dir), flags: {} });
     if (!('runId' in result)) throw new Error(`unexpected result ${JSON.stringify(result)}`);
-    expect(result.webUrl).toBe(`${s.url}/runs/${result.runId}`);
-    expect(result.runUrl).toBe(`${s.url}/api/v1/runs/${result.runId}`);
+    expect(result.webUrl).toBe(`${env.server.url}/runs/${result.runId}`);
+    expect(result.runUrl).toBe(`${env.server.url}/api/v1/runs/${result.runId}`);
     expect(result.artifacts.uploaded).toBe(1);
     expect(result.artifacts.notUploaded.map((a) => a.reason).sort()).toEqual(['missing', 'unsupported']);
-    const artifacts = (await s.api('GET', `/artifacts?runId=${result.runId}`, { auth: s.apiKey })).body.data;
+    const artifacts = (await env.server.api('GET', `/artifacts?runId=${result.runId}`, { auth: env.server.apiKey })).body.data;
     expect(artifacts).toMatchObject([{ type: 'screenshot', fileName: 'checkout.png', mimeType: 'image/png', fileSize: 70 }]);
     expect(artifacts[0].testId).toBeTruthy();
   });

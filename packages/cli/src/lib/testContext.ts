@@ -1,8 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { TestServer, TestUser } from '@testreport/server/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer, type TestUser } from '@testreport/server/testing';
 import { login } from '../commands/auth.js';
 import { Context, type GlobalOptions } from './context.js';
 
@@ -19,6 +20,27 @@ export interface TestContext extends Context {
 }
 
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `testreport-cli-${prefix}`));
+
+/**
+ * For a describe block that runs commands the way the binary's process does: a real server, and a
+ * temp folder set as TESTREPORT_CONFIG_DIR (where upload keeps its state), restored afterwards.
+ */
+export function useServerAndConfigDir(prefix: string): { server: TestServer; dir: string } {
+  const env = { server: undefined as unknown as TestServer, dir: '' };
+  const before = process.env.TESTREPORT_CONFIG_DIR;
+  beforeAll(async () => {
+    env.server = await startTestServer();
+    env.dir = tempDir(prefix);
+    process.env.TESTREPORT_CONFIG_DIR = env.dir;
+  });
+  afterAll(async () => {
+    await env.server?.close();
+    if (env.dir) rmSync(env.dir, { recursive: true, force: true });
+    if (before === undefined) delete process.env.TESTREPORT_CONFIG_DIR;
+    else process.env.TESTREPORT_CONFIG_DIR = before;
+  });
+  return env;
+}
 
 function sink(): { stream: Writable; text: () => string } {
   let text = '';

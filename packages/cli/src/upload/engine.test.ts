@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '@testreport/server/testing';
+import { describe, expect, it } from 'vitest';
 import { Context } from '../lib/context.js';
+import { useServerAndConfigDir } from '../lib/testContext.js';
 import { upload } from '../commands/upload.js';
 
 /**
@@ -24,38 +23,25 @@ function reportOf(dir: string, files: number): string {
 }
 
 describe('upload sends suites in batches', () => {
-  let s: TestServer;
-  let dir: string;
-  const envBefore = process.env.TESTREPORT_CONFIG_DIR;
-  beforeAll(async () => {
-    s = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'testreport-upload-suites-'));
-    process.env.TESTREPORT_CONFIG_DIR = dir;
-  });
-  afterAll(async () => {
-    await s?.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (envBefore === undefined) delete process.env.TESTREPORT_CONFIG_DIR;
-    else process.env.TESTREPORT_CONFIG_DIR = envBefore;
-  });
+  const env = useServerAndConfigDir('upload-suites-');
 
   it('keeps every describe under its file when the tree spans several requests of 500', async () => {
     // 1,299 suites: three requests; the describe of f250 is item 500, its file item 499 of the first.
-    const ctx = new Context({ json: true, url: s.url, apiKey: s.apiKey });
-    const result = await upload(ctx, { path: reportOf(dir, 650), flags: {} });
+    const ctx = new Context({ json: true, url: env.server.url, apiKey: env.server.apiKey });
+    const result = await upload(ctx, { path: reportOf(env.dir, 650), flags: {} });
     if (!('runId' in result)) throw new Error(`unexpected result ${JSON.stringify(result)}`);
     expect(result.suites).toBe(1299);
-    const tree = (await s.api('GET', `/test-suites?runId=${result.runId}&projectId=${result.projectId}`, { auth: s.apiKey })).body.data;
+    const tree = (await env.server.api('GET', `/test-suites?runId=${result.runId}&projectId=${result.projectId}`, { auth: env.server.apiKey })).body.data;
     expect(tree).toHaveLength(650);
     for (const root of tree) {
       const f = Number(root.title.match(/\d+/)[0]);
       expect(root.children.map((c: { title: string }) => c.title)).toEqual(f === 0 ? [] : [`area ${f}`]);
     }
     // Uploading again sends nothing new: the same keys answer the same suites.
-    const again = await upload(ctx, { path: reportOf(dir, 650), flags: {} });
+    const again = await upload(ctx, { path: reportOf(env.dir, 650), flags: {} });
     if (!('runId' in again)) throw new Error('unexpected result');
     expect(again.runId).toBe(result.runId);
-    const after = (await s.api('GET', `/test-suites?runId=${result.runId}&projectId=${result.projectId}`, { auth: s.apiKey })).body.data;
+    const after = (await env.server.api('GET', `/test-suites?runId=${result.runId}&projectId=${result.projectId}`, { auth: env.server.apiKey })).body.data;
     expect(after).toHaveLength(650);
   });
 });

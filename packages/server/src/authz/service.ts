@@ -1,5 +1,5 @@
 import type { TeamRole } from '@testreport/contract';
-import { ForbiddenError, NotFoundError } from '../lib/errors.js';
+import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
 import { apiKeyAllows, roleAllows, type Action } from './policy.js';
 import type { Principal } from './principal.js';
 import type { AuthzRepo } from './repo.js';
@@ -45,6 +45,23 @@ export function createAuthz(repo: AuthzRepo) {
       if (!scope || !scope.role) throw via === 'param' ? new ForbiddenError('You have no access to this project') : new NotFoundError(capital(what));
       if (!roleAllows(scope.role, action)) throw new ForbiddenError(`Your role (${scope.role}) does not allow this action`);
       return { projectId, teamId: scope.teamId, role: scope.role };
+    },
+
+    /**
+     * A batch's items each name a project (explicitly, `via: 'param'`): every distinct one must allow
+     * `action`, and a refusal names the field of the first item that named it (`suites[3].projectId`).
+     */
+    async projectsOfItems(principal: Principal, items: { projectId: string }[], action: Action, fieldOf: (index: number, field: string) => string): Promise<void> {
+      const firstIndex = new Map<string, number>();
+      items.forEach((item, i) => firstIndex.has(item.projectId) || firstIndex.set(item.projectId, i));
+      for (const [projectId, i] of firstIndex) {
+        try {
+          await this.project(principal, projectId, action, 'param');
+        } catch (err) {
+          if (err instanceof AppError) throw new AppError(err.status, err.code, err.message, { ...err.details, field: fieldOf(i, 'projectId') });
+          throw err;
+        }
+      }
     },
 
     /** Throws unless the principal (a user) may perform `action` on the team. Returns the role. */

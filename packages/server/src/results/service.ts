@@ -2,7 +2,7 @@ import type { TestCreateParsed, TestCreated } from '@testreport/contract';
 import { LIMITS } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
-import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
@@ -19,16 +19,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
 
   /** Every distinct project must allow `report`; every run must exist in the test's project. */
   async function checkScope(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf) {
-    const firstIndex = new Map<string, number>();
-    tests.forEach((t, i) => firstIndex.has(t.projectId) || firstIndex.set(t.projectId, i));
-    for (const [projectId, i] of firstIndex) {
-      try {
-        await deps.authz.project(principal, projectId, 'report', 'param');
-      } catch (err) {
-        if (err instanceof AppError) throw new AppError(err.status, err.code, err.message, { ...err.details, field: fieldOf(i, 'projectId') });
-        throw err;
-      }
-    }
+    await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
     const runIds = [...new Set(tests.map((t) => t.runId))];
     const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null }>();
     for (let i = 0; i < runIds.length; i += 500) {

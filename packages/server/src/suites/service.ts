@@ -2,7 +2,7 @@ import type { Suite, SuiteBatchItem, SuiteNode, SuiteUpsert } from '@testreport/
 import type { Principal } from '../authz/principal.js';
 import type { Db } from '../db/database.js';
 import type { Deps } from '../deps.js';
-import { AppError, NotFoundError, ValidationError } from '../lib/errors.js';
+import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { createSuiteRepo, type SuiteRow } from './repo.js';
 
@@ -31,16 +31,7 @@ export function createSuiteService(deps: Deps) {
 
   /** Every distinct project must allow `report`; every run must exist in its item's project. */
   async function checkScope(principal: Principal, items: SuiteBatchItem[], fieldOf: FieldOf) {
-    const firstIndex = new Map<string, number>();
-    items.forEach((s, i) => firstIndex.has(s.projectId) || firstIndex.set(s.projectId, i));
-    for (const [projectId, i] of firstIndex) {
-      try {
-        await deps.authz.project(principal, projectId, 'report', 'param');
-      } catch (err) {
-        if (err instanceof AppError) throw new AppError(err.status, err.code, err.message, { ...err.details, field: fieldOf(i, 'projectId') });
-        throw err;
-      }
-    }
+    await deps.authz.projectsOfItems(principal, items, 'report', fieldOf);
     const runIds = [...new Set(items.map((s) => s.runId))];
     const found = new Map<string, string>();
     // A batch holds at most 500 items, so one IN list is enough.
