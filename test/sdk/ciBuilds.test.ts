@@ -176,6 +176,15 @@ describe('CI re-runs', () => {
     expect(html).toContain('3 tests');
     expect(html.match(/>heals</g)).toHaveLength(1);
     expect(html.match(/>still broken</g)).toHaveLength(1);
+    // …with the status the counts give it: the healed test is flaky in the tree and under the flaky filter, not under passed.
+    expect(html).toMatch(/<span class="badge s-flaky">flaky<\/span> <a href="\/tests\/[^"]+">heals<\/a>/);
+    const tree = async (status: string) => {
+      const page = await fetch(`${t.url}/runs/${s1.id}?status=${status}`, { headers: { cookie: t.owner.cookie } }).then((r) => r.text());
+      return [...page.matchAll(/<a href="\/tests\/[^"]+">([^<]+)<\/a> <span class="muted small">/g)].map((m) => m[1]);
+    };
+    expect(await tree('flaky')).toEqual(['heals']);
+    expect(await tree('passed')).toEqual(['stable']);
+    expect(await tree('failed')).toEqual(['still broken']);
 
     const flaky = await sdk.flakiness.list({ projectId: t.projectId });
     const heals = flaky.data.find((e) => e.fullTitle === 'suite > heals');

@@ -131,9 +131,12 @@ export function createInsightsRepo(db: Db) {
     /** One page of a run's results in suite order (file, then full title), with a status filter and search. */
     async suitePage(q: { runId: string; status?: string; search?: string; limit: number; offset: number }) {
       let base = db.selectFrom('tests').where('run_id', '=', q.runId);
-      // A CI re-run: a result a later attempt of the same test replaced is not part of the run any
-      // more (its counts and insights skip it too, runs/attempts.ts); the shards table shows the attempts.
-      if (await rerun(q.runId)) {
+      const reran = await rerun(q.runId);
+      // A test that failed in an earlier attempt of this run and passed in its latest reads flaky (runs/attempts.ts).
+      const failedBefore = sql<boolean>`exists (select 1 from tests as earlier where earlier.run_id = tests.run_id and earlier.case_id = tests.case_id and earlier.run_attempt < tests.run_attempt and earlier.status = 'failed')`;
+      if (reran) {
+        // A result a later attempt of the same test replaced is not part of the run any more (its
+        // counts and insights skip it too); the shards table shows the attempts.
         base = base.where(({ not, exists, selectFrom }) =>
           not(
             exists(
@@ -146,14 +149,20 @@ export function createInsightsRepo(db: Db) {
           ),
         );
       }
-      if (q.status) base = base.where('status', '=', q.status);
+      if (q.status && reran && (q.status === 'flaky' || q.status === 'passed')) {
+        base =
+          q.status === 'flaky'
+            ? base.where((eb) => eb.or([eb('status', '=', 'flaky'), eb.and([eb('status', '=', 'passed'), failedBefore])]))
+            : base.where('status', '=', 'passed').where(sql<boolean>`not ${failedBefore}`);
+      } else if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
         const p = likePattern(q.search);
         base = base.where((eb) => eb.or([sql<boolean>`lower(full_title) like lower(${p}) escape '\\'`, sql<boolean>`lower(file_path) like lower(${p}) escape '\\'`]));
       }
-      const [rows, total] = await Promise.all([
+      const [found, total] = await Promise.all([
         base
           .select(['id', 'title', 'full_title', 'file_path', 'status', 'duration', 'retries', 'attempt', 'is_flaky'])
+          .$if(reran, (qb) => qb.select(failedBefore.as('failed_before')))
           // The index's own order (run, file, title, status): the page is read in order, never sorted.
           .orderBy('file_path')
           .orderBy('full_title')
@@ -163,6 +172,7 @@ export function createInsightsRepo(db: Db) {
           .execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
+      const rows = found.map(({ failed_before, ...r }) => (r.status === 'passed' && Number(failed_before ?? 0) === 1 ? { ...r, status: 'flaky' } : r));
       return { rows, total: Number(total.n) };
     },
 
