@@ -1,6 +1,7 @@
 import type { BackgroundJob, Deps } from '../deps.js';
 import { runExclusive } from '../db/locks.js';
 import { deleteRuns } from '../runs/service.js';
+import { periodicJob } from '../lib/periodicJob.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -17,25 +18,26 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
  */
 export function createRetentionService(deps: Deps) {
   const { db } = deps;
-  /** Set by stop(): a sweep in progress finishes its current batch and leaves the rest for next time. */
-  let stopping = false;
 
-  /** One sweep, unless another server is sweeping right now (then nothing is deleted here). */
-  async function sweepOnce(): Promise<{ deletedRuns: number }> {
+  /**
+   * One sweep, unless another server is sweeping right now (then nothing is deleted here). An
+   * aborted `signal` (the server stopping) ends it after its current batch, leaving the rest for next time.
+   */
+  async function sweepOnce(signal?: AbortSignal): Promise<{ deletedRuns: number }> {
     let result = { deletedRuns: 0 };
     await runExclusive(db, 'retention', async () => {
-      result = await sweepAll();
+      result = await sweepAll(signal);
     });
     return result;
   }
 
-  async function sweepAll(): Promise<{ deletedRuns: number }> {
+  async function sweepAll(signal?: AbortSignal): Promise<{ deletedRuns: number }> {
     const now = deps.config.now().getTime();
     const projects = await db.selectFrom('project_settings').select(['project_id', 'data_retention_days']).execute();
     let deletedRuns = 0;
     for (const p of projects) {
       const cutoff = new Date(now - p.data_retention_days * DAY_MS).toISOString();
-      while (!stopping) {
+      while (!signal?.aborted) {
         const old = await db
           .selectFrom('runs')
           .select(['id', 'project_id'])
@@ -54,32 +56,12 @@ export function createRetentionService(deps: Deps) {
     return { deletedRuns };
   }
 
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<unknown> | null = null;
-  const tick = () => {
-    if (inFlight) return; // the previous sweep is still going; the next tick catches up
-    inFlight = sweepOnce()
-      .catch((err) => deps.logger.error('retention sweep failed', err))
-      .finally(() => {
-        inFlight = null;
-      });
-  };
-
-  const job: BackgroundJob = {
-    start() {
-      if (timer) return;
-      stopping = false;
-      tick();
-      timer = setInterval(tick, HOUR_MS);
-      timer.unref();
-    },
-    async stop() {
-      stopping = true;
-      if (timer) clearInterval(timer);
-      timer = null;
-      await inFlight;
-    },
-  };
+  const job: BackgroundJob = periodicJob({
+    everyMs: HOUR_MS,
+    atStart: true,
+    work: (signal) => sweepOnce(signal),
+    onError: (err) => deps.logger.error('retention sweep failed', err),
+  });
 
   return { job, sweepOnce };
 }

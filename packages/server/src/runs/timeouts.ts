@@ -1,5 +1,6 @@
 import type { BackgroundJob, Deps } from '../deps.js';
 import { runExclusive } from '../db/locks.js';
+import { periodicJob } from '../lib/periodicJob.js';
 import type { RunService } from './service.js';
 import { createShardRepo } from './shardRepo.js';
 
@@ -36,28 +37,10 @@ export function createShardTimeouts(deps: Deps, runs: RunService) {
     return result;
   }
 
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<unknown> | null = null;
-  const tick = () => {
-    if (inFlight) return;
-    inFlight = checkOnce()
-      .catch((err) => deps.logger.error('shard timeout check failed', err))
-      .finally(() => {
-        inFlight = null;
-      });
-  };
-
-  const job: BackgroundJob = {
-    start() {
-      if (timer) return;
-      timer = setInterval(tick, MINUTE_MS);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await inFlight;
-    },
-  };
+  const job: BackgroundJob = periodicJob({
+    everyMs: MINUTE_MS,
+    work: () => checkOnce(),
+    onError: (err) => deps.logger.error('shard timeout check failed', err),
+  });
   return { job, checkOnce };
 }
