@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from '@testreport/server/testing';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'packages/cli/dist/bin.js');
@@ -49,4 +51,29 @@ export function cli(args: string[], env: Record<string, string | undefined> = {}
 
 export function tempDir(prefix = 'cli-'): string {
   return mkdtempSync(join(tmpdir(), `testreport-${prefix}`));
+}
+
+/**
+ * For a test file that runs the built binaries against a real server: checks the build, starts the
+ * server, and removes every folder `dir()` made once the file is done.
+ */
+export function useBuiltServer(prefix: string): { server: TestServer; dir(): string } {
+  const dirs: string[] = [];
+  const env = {
+    server: undefined as unknown as TestServer,
+    dir() {
+      const d = tempDir(prefix);
+      dirs.push(d);
+      return d;
+    },
+  };
+  beforeAll(async () => {
+    assertBuilt();
+    env.server = await startTestServer();
+  });
+  afterAll(async () => {
+    await env.server?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return env;
 }

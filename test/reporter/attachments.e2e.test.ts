@@ -1,33 +1,20 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '@testreport/server/testing';
-import { assertBuilt, cli, ROOT } from '../cli/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { cli, ROOT, useBuiltServer } from '../cli/helpers.js';
 
 // Attachments made with `testInfo.attach(name, { body, contentType })` (issue 16.1): live, spooled, and
 // from Playwright's JSON report, where the json reporter writes the body as base64.
 const config = join(ROOT, 'test/reporter/fixtures/attach.config.ts');
 const FAILING = 'fails with a screenshot body';
 
-let s: TestServer;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  assertBuilt();
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const setup = useBuiltServer('attach-');
 
 async function runPlaywright(url: string): Promise<{ stderr: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'testreport-attach-'));
-  dirs.push(dir);
+  const dir = setup.dir();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TR_JSON_OUT: join(dir, 'report.json'),
@@ -35,7 +22,7 @@ async function runPlaywright(url: string): Promise<{ stderr: string; dir: string
     TR_PW_OUTPUT: join(dir, 'test-results'),
     TR_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
     TESTREPORT_URL: url,
-    TESTREPORT_API_KEY: s.apiKey,
+    TESTREPORT_API_KEY: setup.server.apiKey,
     TESTREPORT_RETRY_BUDGET_MS: '1000',
     FORCE_COLOR: '0',
   };
@@ -51,14 +38,14 @@ async function runPlaywright(url: string): Promise<{ stderr: string; dir: string
 
 /** Artifacts the server holds for each test title of a run. */
 async function artifactsByTest(runId: string): Promise<Record<string, Array<{ type: string; mimeType: string; fileName: string; fileSize: number }>>> {
-  const tests = (await s.api('GET', `/tests?projectId=${s.projectId}&runId=${runId}&limit=50`, { auth: s.apiKey })).body.data as any[];
-  const artifacts = (await s.api('GET', `/artifacts?runId=${runId}`, { auth: s.apiKey })).body.data as any[];
+  const tests = (await setup.server.api('GET', `/tests?projectId=${setup.server.projectId}&runId=${runId}&limit=50`, { auth: setup.server.apiKey })).body.data as any[];
+  const artifacts = (await setup.server.api('GET', `/artifacts?runId=${runId}`, { auth: setup.server.apiKey })).body.data as any[];
   const out: Record<string, any[]> = {};
   for (const t of tests) out[t.title] = artifacts.filter((a) => a.testId === t.id).map(({ type, mimeType, fileName, fileSize }) => ({ type, mimeType, fileName, fileSize }));
   return out;
 }
 
-const latestRunId = async () => (await s.api('GET', `/runs?projectId=${s.projectId}&limit=1`, { auth: s.apiKey })).body.data[0].id as string;
+const latestRunId = async () => (await setup.server.api('GET', `/runs?projectId=${setup.server.projectId}&limit=1`, { auth: setup.server.apiKey })).body.data[0].id as string;
 
 async function closedPortUrl(): Promise<string> {
   const srv = createServer();
@@ -72,9 +59,9 @@ describe('attachments with a body', () => {
   let live: { stderr: string; dir: string };
 
   it('the live reporter uploads a failing test’s PNG body as a screenshot; the oversized one is counted, not sent', { timeout: 120_000 }, async () => {
-    live = await runPlaywright(s.url);
+    live = await runPlaywright(setup.server.url);
     const runId = await latestRunId();
-    expect(live.stderr).toContain(`${s.url}/runs/${runId}`);
+    expect(live.stderr).toContain(`${setup.server.url}/runs/${runId}`);
     const byTest = await artifactsByTest(runId);
     expect(byTest[FAILING]).toEqual([{ type: 'screenshot', mimeType: 'image/png', fileName: 'checkout.png', fileSize: 70 }]);
     // uploadArtifacts: 'failures' (the fixture's setting) holds for bodies as for files.
@@ -88,7 +75,7 @@ describe('attachments with a body', () => {
     const spoolDir = join(down.dir, 'spool');
     // Playwright clears its output folder on the next run: the spool must hold the bytes itself.
     rmSync(join(down.dir, 'test-results'), { recursive: true, force: true });
-    const res = await cli(['upload', spoolDir, '--json'], { TESTREPORT_URL: s.url, TESTREPORT_API_KEY: s.apiKey });
+    const res = await cli(['upload', spoolDir, '--json'], { TESTREPORT_URL: setup.server.url, TESTREPORT_API_KEY: setup.server.apiKey });
     expect(res.code, res.stderr).toBe(0);
     const byTest = await artifactsByTest(res.json.results[0].runId);
     expect(byTest[FAILING]).toEqual([{ type: 'screenshot', mimeType: 'image/png', fileName: 'checkout.png', fileSize: 70 }]);
@@ -98,18 +85,18 @@ describe('attachments with a body', () => {
   it('`reporter upload` of the JSON report decodes base64 bodies and uploads them under the same rules', { timeout: 120_000 }, async () => {
     const report = join(live.dir, 'report.json');
     expect(readFileSync(report, 'utf8')).toContain('"body":');
-    const res = await cli(['upload', report], { TESTREPORT_URL: s.url, TESTREPORT_API_KEY: s.apiKey });
+    const res = await cli(['upload', report], { TESTREPORT_URL: setup.server.url, TESTREPORT_API_KEY: setup.server.apiKey });
     expect(res.code, res.stderr).toBe(0);
     const runId = res.stdout.match(/to run (\S+)/)![1];
     // The page link, like the live reporter's, not the API URL.
-    expect(res.stdout).toContain(`run: ${s.url}/runs/${runId}`);
+    expect(res.stdout).toContain(`run: ${setup.server.url}/runs/${runId}`);
     const byTest = await artifactsByTest(runId);
     expect(byTest[FAILING]).toEqual([{ type: 'screenshot', mimeType: 'image/png', fileName: 'checkout.png', fileSize: 70 }]);
     expect(byTest['passes with a screenshot body']).toEqual([{ type: 'screenshot', mimeType: 'image/png', fileName: 'fine.png', fileSize: 70 }]);
     expect(res.stderr).toMatch(/attachment not uploaded \(too_large\): huge\.png/);
-    const again = await cli(['upload', report, '--json'], { TESTREPORT_URL: s.url, TESTREPORT_API_KEY: s.apiKey });
+    const again = await cli(['upload', report, '--json'], { TESTREPORT_URL: setup.server.url, TESTREPORT_API_KEY: setup.server.apiKey });
     expect(again.json.runId).toBe(runId);
-    expect(again.json.runUrl).toBe(`${s.url}/api/v1/runs/${runId}`);
+    expect(again.json.runUrl).toBe(`${setup.server.url}/api/v1/runs/${runId}`);
     expect(Object.values(await artifactsByTest(runId)).flat()).toHaveLength(2);
     expect(existsSync(report)).toBe(true);
   });

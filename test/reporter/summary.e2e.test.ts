@@ -1,35 +1,17 @@
 import { spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '@testreport/server/testing';
-import { assertBuilt, cli, ROOT } from '../cli/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { cli, ROOT, useBuiltServer } from '../cli/helpers.js';
 
 /*
  * The job summary on GitHub Actions from a real `playwright test` run with the reporter option
  * `summary: true` (the fixture sets it when TR_SUMMARY is set), and from the built `reporter summary`.
  */
 const MARKER = '<!-- testreport-summary -->';
-let s: TestServer;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  assertBuilt();
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'testreport-summary-'));
-  dirs.push(d);
-  return d;
-};
+const setup = useBuiltServer('summary-');
 
 /**
  * A proxy in front of the test server that passes everything through except the run summary, which
@@ -58,15 +40,15 @@ async function summaryBlackHole(target: string): Promise<{ url: string; close():
 }
 
 async function playwright(extra: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  const dir = tempDir();
+  const dir = setup.dir();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TR_JSON_OUT: join(dir, 'report.json'),
     TR_SPOOL_DIR: join(dir, 'spool'),
     TR_PW_OUTPUT: join(dir, 'test-results'),
     TR_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
-    TESTREPORT_URL: s.url,
-    TESTREPORT_API_KEY: s.apiKey,
+    TESTREPORT_URL: setup.server.url,
+    TESTREPORT_API_KEY: setup.server.apiKey,
     FORCE_COLOR: '0',
     ...extra,
   };
@@ -82,18 +64,18 @@ async function playwright(extra: Record<string, string>): Promise<{ code: number
   return { code, stderr };
 }
 
-const latestRunId = async () => (await s.api('GET', `/runs?projectId=${s.projectId}&limit=1`, { auth: s.apiKey })).body.data[0].id as string;
+const latestRunId = async () => (await setup.server.api('GET', `/runs?projectId=${setup.server.projectId}&limit=1`, { auth: setup.server.apiKey })).body.data[0].id as string;
 
 describe('job summary on GitHub Actions', () => {
   it('the reporter with summary: true appends the run’s Markdown summary after sending', { timeout: 120_000 }, async () => {
-    const file = join(tempDir(), 'step-summary.md');
+    const file = join(setup.dir(), 'step-summary.md');
     writeFileSync(file, '## Build\n');
     const pw = await playwright({ TR_SUMMARY: '1', GITHUB_STEP_SUMMARY: file });
     expect(pw.code, pw.stderr).toBe(1); // one test fails: the summary changes nothing about the outcome
     const runId = await latestRunId();
     const written = readFileSync(file, 'utf8');
     expect(written.startsWith(`## Build\n${MARKER}\n`)).toBe(true);
-    expect(written).toContain(`[Test run failed](${s.url}/runs/${runId})`);
+    expect(written).toContain(`[Test run failed](${setup.server.url}/runs/${runId})`);
     expect(written).toContain('#### Failed tests (1)');
     expect(written).toMatch(/\[[^\]\n]*fails with a diff\]\(http:\/\/[^)]+\/tests\/[0-9a-f-]+\) — `[^`]*basic\.spec\.ts`<br>`Error: expect\(received\)\.toBe\(expected\)/);
     expect(written).toContain('#### Flaky (passed after failing) (1)');
@@ -102,23 +84,23 @@ describe('job summary on GitHub Actions', () => {
   });
 
   it('a summary that cannot be written is one warning; the run is reported and its exit code unchanged', { timeout: 120_000 }, async () => {
-    const pw = await playwright({ TR_SUMMARY: '1', GITHUB_STEP_SUMMARY: tempDir() }); // a folder: the append fails
+    const pw = await playwright({ TR_SUMMARY: '1', GITHUB_STEP_SUMMARY: setup.dir() }); // a folder: the append fails
     expect(pw.code).toBe(1);
     const runId = await latestRunId();
-    expect(pw.stderr).toContain(`${s.url}/runs/${runId}`);
+    expect(pw.stderr).toContain(`${setup.server.url}/runs/${runId}`);
     expect(pw.stderr.match(/\[testreport\] the job summary was not written: .+/g)).toHaveLength(1);
   });
 
   it('a server that never answers the summary costs one warning after the time limit; the run is reported', { timeout: 120_000 }, async () => {
-    const proxy = await summaryBlackHole(s.url);
+    const proxy = await summaryBlackHole(setup.server.url);
     try {
-      const file = join(tempDir(), 'step-summary.md');
+      const file = join(setup.dir(), 'step-summary.md');
       writeFileSync(file, '');
       const pw = await playwright({ TR_SUMMARY: '1', GITHUB_STEP_SUMMARY: file, TESTREPORT_URL: proxy.url });
       expect(pw.code).toBe(1);
       const runId = await latestRunId();
       expect(pw.stderr).toContain(`${proxy.url}/runs/${runId}`);
-      expect((await s.api('GET', `/runs/${runId}`, { auth: s.apiKey })).body).toMatchObject({ status: 'failed', failedTests: 1, flakyTests: 1 });
+      expect((await setup.server.api('GET', `/runs/${runId}`, { auth: setup.server.apiKey })).body).toMatchObject({ status: 'failed', failedTests: 1, flakyTests: 1 });
       expect(pw.stderr.match(/\[testreport\] the job summary was not written: .+/g)).toHaveLength(1);
       expect(readFileSync(file, 'utf8')).toBe('');
     } finally {
@@ -127,20 +109,20 @@ describe('job summary on GitHub Actions', () => {
   });
 
   it('without summary: true nothing is written', { timeout: 120_000 }, async () => {
-    const file = join(tempDir(), 'step-summary.md');
+    const file = join(setup.dir(), 'step-summary.md');
     writeFileSync(file, '');
     expect((await playwright({ GITHUB_STEP_SUMMARY: file })).code).toBe(1);
     expect(readFileSync(file, 'utf8')).toBe('');
   });
 
   it('the built `reporter summary` finds the run of the CI build and appends the same Markdown', { timeout: 60_000 }, async () => {
-    const file = join(tempDir(), 'step-summary.md');
-    const run = (await s.api('POST', '/runs', { auth: s.apiKey, body: { projectId: s.projectId, status: 'failed', branch: 'feature/x', ciBuildId: '9001' } })).body;
-    const env = { TESTREPORT_URL: s.url, TESTREPORT_API_KEY: s.apiKey, GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '9001', GITHUB_STEP_SUMMARY: file };
+    const file = join(setup.dir(), 'step-summary.md');
+    const run = (await setup.server.api('POST', '/runs', { auth: setup.server.apiKey, body: { projectId: setup.server.projectId, status: 'failed', branch: 'feature/x', ciBuildId: '9001' } })).body;
+    const env = { TESTREPORT_URL: setup.server.url, TESTREPORT_API_KEY: setup.server.apiKey, GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '9001', GITHUB_STEP_SUMMARY: file };
     const r = await cli(['summary', '--format', 'markdown'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(`${MARKER}\n`)).toBe(true);
-    expect(r.stdout).toContain(`(${s.url}/runs/${run.id})`);
+    expect(r.stdout).toContain(`(${setup.server.url}/runs/${run.id})`);
     expect(readFileSync(file, 'utf8')).toBe(`${r.stdout.trimEnd()}\n\n`);
     const json = await cli(['summary', '--run', run.id, '--format', 'json', '--no-step-summary'], env);
     expect(json.json).toMatchObject({ run: { id: run.id, branch: 'feature/x' }, base: { branch: 'main' } });
