@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunCreate, RunUpdate } from '@testreport/contract';
 import type { Deps } from '../deps.js';
 import { ConflictError, ValidationError } from '../lib/errors.js';
+import { checkAddUp } from './counts.js';
 import type { RunRepo, RunRow } from './repo.js';
 import { ENDED_SHARD, latestAttempts, type ShardRepo, type ShardRow } from './shardRepo.js';
 
@@ -24,19 +25,20 @@ function longestShard(latest: ShardRow[]): number | null {
   return reported.length ? Math.max(...reported) : null;
 }
 
-const SHARD_PARTS = [['passedTests', 'passed_tests'], ['failedTests', 'failed_tests'], ['skippedTests', 'skipped_tests'], ['flakyTests', 'flaky_tests']] as const;
-
 /** A shard's reported counts must add up like a run's (runs/counts.ts): no part, nor their sum, above totalTests. */
 function checkShardCounts(shard: ShardRow, patch: RunUpdate) {
   const total = patch.totalTests ?? shard.total_tests;
   if (total === null) return;
-  let sum = 0;
-  for (const [field, col] of SHARD_PARTS) {
-    const n = patch[field] ?? shard[col] ?? 0;
-    if (n > total) throw new ValidationError(field, 'out_of_range', `${field}: ${field} (${n}) cannot exceed totalTests (${total})`);
-    sum += n;
-  }
-  if (sum > total) throw new ValidationError('totalTests', 'out_of_range', `totalTests: passed + failed + skipped + flaky (${sum}) cannot exceed totalTests (${total})`);
+  checkAddUp(
+    {
+      totalTests: total,
+      passedTests: patch.passedTests ?? shard.passed_tests ?? 0,
+      failedTests: patch.failedTests ?? shard.failed_tests ?? 0,
+      skippedTests: patch.skippedTests ?? shard.skipped_tests ?? 0,
+      flakyTests: patch.flakyTests ?? shard.flaky_tests ?? 0,
+    },
+    patch,
+  );
 }
 
 const shardRow = (runId: string, index: number, attempt: number, at: string): ShardRow => ({
