@@ -1,6 +1,10 @@
-// A/B server CPU per test of POST /tests/batch: node bench/cpu-batch.mjs <rounds> <distDirA> [<distDirB> ...]
-// Each round starts each variant's server on a fresh SQLite data dir and sends 100,000 tests in
-// 500-test batches, 4 in flight; prints server CPU µs/test (from /proc) and the medians.
+// A/B of server builds by CPU per test of POST /tests/batch, for a shared machine where wall time
+// is noise. Keep each build as a copy of packages/server/dist (e.g. `cp -r packages/server/dist
+// packages/server/dist-before`; dist-*/ is git-ignored), then:
+//   node bench/cpu-batch.mjs <rounds> packages/server/dist-before packages/server/dist
+// Each round starts each build's server on a fresh SQLite data dir (order alternating per round),
+// warms it, sends RUNS×10,000 tests (default 100,000) in 500-test batches, 4 in flight, and prints
+// the server's CPU µs/test (/proc/<pid>/stat) and the medians. BENCH_CPU_PROF=<dir> writes profiles.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { api } from './lib/http.mjs';
