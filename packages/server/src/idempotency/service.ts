@@ -93,7 +93,8 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
         return { ...res, replayed: false };
       });
     },
-    bodyHash: (body: string | Uint8Array) => sha256Hex(Buffer.from(body)),
+    // A string is hashed as its UTF-8 bytes without first copying them into a Buffer (the same digest).
+    bodyHash: (body: string | Uint8Array) => sha256Hex(typeof body === 'string' ? body : Buffer.from(body)),
     purgeExpired: () => repo.deleteOlderThan(new Date(config.now().getTime() - TTL_MS).toISOString()),
   };
 }

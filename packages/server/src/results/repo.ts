@@ -7,6 +7,8 @@ import { containsIgnoringCase } from '../db/text.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
+  /** `caseKey(projectId, filePath, fullTitle)`. */
+  key: string;
   projectId: string;
   filePath: string;
   fullTitle: string;
@@ -33,10 +35,9 @@ export function createTestRepo(db: Db) {
      */
     async upsertCases(keys: CaseKey[], newId: () => string, at: string): Promise<Map<string, string>> {
       const ids = new Map<string, string>();
-      const rows = keys
-        .map((k) => ({ k, key: caseKey(k.projectId, k.filePath, k.fullTitle) }))
+      const rows = [...keys]
         .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
-        .map(({ k }) => ({
+        .map((k) => ({
           id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
           latest_test_id: k.latestTestId, stats_dirty: 1, created_at: at, updated_at: at,
         }));

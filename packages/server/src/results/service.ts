@@ -41,10 +41,14 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       const txRepo = createTestRepo(trx);
       const at = deps.config.now().toISOString();
       const ids = tests.map(() => newId());
+      // Each test's case key once: it is hashed for the map, sorted and looked up again below.
+      const keys: string[] = new Array(tests.length);
       const cases = new Map<string, CaseKey>();
       tests.forEach((t, i) => {
         const filePath = t.filePath ?? '';
-        cases.set(caseKey(t.projectId, filePath, t.fullTitle), { projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i] });
+        const key = caseKey(t.projectId, filePath, t.fullTitle);
+        keys[i] = key;
+        cases.set(key, { key, projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i] });
       });
       const caseIds = await txRepo.upsertCases([...cases.values()], newId, at);
       const rows: TestRow[] = tests.map((t, i) => {
@@ -53,7 +57,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           id: ids[i],
           run_id: t.runId,
           project_id: t.projectId,
-          case_id: caseIds.get(caseKey(t.projectId, t.filePath ?? '', t.fullTitle))!,
+          case_id: caseIds.get(keys[i])!,
           title: t.title,
           full_title: t.fullTitle,
           file_path: t.filePath ?? null,
@@ -63,11 +67,12 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           retries: t.retries ?? 0,
           attempt: t.attempt ?? 0,
           is_flaky: int(t.isFlaky === true || t.status === 'flaky'),
-          tags: toJson(t.tags ?? []),
-          annotations: toJson(t.annotations ?? []),
-          error: toJson(t.error ?? null),
+          // The text toJson(x ?? []) gives, without stringifying an absent list.
+          tags: t.tags === undefined ? '[]' : JSON.stringify(t.tags),
+          annotations: t.annotations === undefined ? '[]' : JSON.stringify(t.annotations),
+          error: toJson(t.error),
           error_message: t.error?.message ?? null,
-          steps: toJson(t.steps ?? []),
+          steps: t.steps === undefined ? '[]' : JSON.stringify(t.steps),
           stdout: t.stdout ?? null,
           stderr: t.stderr ?? null,
           branch: run.branch,
