@@ -129,7 +129,7 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
         if (this.opts.quarantine) await this.summary.loadQuarantine(c, projectId);
       },
     }, this.opts.projectId);
-    this.live.start(this.runCid, body, suites, this.opts.projectId);
+    this.live.start(this.runCid, body, suites, this.opts.projectId, root.allTests().length);
   }
 
   private record(test: TestCase): void {
