@@ -105,6 +105,8 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
       url: this.opts.url,
       allowInsecureHttp: this.opts.allowInsecureHttp,
       userAgent: `testreport-reporter/0.1.0 playwright/${config.version}`,
+      // Node's http module is loaded already; undici would cost Playwright's process ~50 ms of CPU to load.
+      http: 'node',
       ...(this.opts.timeoutMs ? { timeoutMs: this.opts.timeoutMs } : {}),
       ...(this.opts.retryBudgetMs ? { retryBudgetMs: this.opts.retryBudgetMs } : {}),
       ...(this.opts.maxRetries !== undefined ? { maxRetries: this.opts.maxRetries } : {}),
