@@ -13,7 +13,8 @@ import { replaySpool, type SpoolWriter } from './spool.js';
 const BATCH_SIZE = 500;
 const FLUSH_MS = 1_000;
 // The last batch is the one onEnd waits for (the server stores it before the finish): when only
-// this many of the run's tests are left, what is queued goes at once, so the last batch is small.
+// this many of the run's tests are left, what is queued goes at once, so the last batch is small,
+// and it goes with the run's last test, while Playwright stops its workers, not at onEnd.
 const LAST_BATCH = 50;
 const SEND_CONCURRENCY = 2;
 // Beyond this many tests waiting for a slow server, new batches stay only in the spool (bounded memory).
@@ -129,7 +130,7 @@ export class LiveDelivery {
   add(cid: string, body: TestBody, artifacts: PendingArtifact[]): void {
     this.queue.push({ cid, body, artifacts });
     this.added++;
-    if (this.queue.length >= BATCH_SIZE || this.added === this.expected - LAST_BATCH) this.flush();
+    if (this.queue.length >= BATCH_SIZE || this.added === this.expected - LAST_BATCH || this.added === this.expected) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), FLUSH_MS);
       this.timer.unref();
