@@ -51,7 +51,10 @@ export default defineConfig([
   {
     ...common,
     name: 'reporter',
-    entry: { index: 'packages/reporter/src/index.ts' },
+    // Playwright loads `index`, which stays light: the session (SDK, contract) is a chunk it imports
+    // at onBegin, and the delivery engine for `reporter upload` is its own entry.
+    entry: { index: 'packages/reporter/src/index.ts', delivery: 'packages/reporter/src/delivery/index.ts' },
+    splitting: true,
     outDir: 'packages/reporter/dist',
     esbuildPlugins: [workspaceExternal],
     external: ['@testreport/client', '@testreport/contract', '@playwright/test'],

@@ -55,6 +55,11 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** undici dispatcher for the default fetch (proxy agents, custom TLS). Default: a shared keep-alive Agent. */
   dispatcher?: Dispatcher;
+  /**
+   * What sends requests when no fetch is given: undici (default), or Node's own http/https module
+   * (`'node'`), which loads faster and takes no dispatcher. The Playwright reporter uses `'node'`.
+   */
+  http?: 'undici' | 'node';
   /** Called before each retry wait. */
   onRetry?: (info: RetryInfo) => void;
   /** Where the allowInsecureHttp warning goes. Default process.emitWarning. */
@@ -149,6 +154,7 @@ export class TestReportClient {
     this.transport = new Transport({
       fetch: options.fetch,
       dispatcher: options.dispatcher,
+      http: options.http,
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetries: options.maxRetries ?? 3,
       retryBudgetMs: options.retryBudgetMs ?? 60_000,

@@ -1,5 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import ciInfo from 'ci-info';
+import { createRequire } from 'node:module';
+
+// ci-info is read only when no known provider matched, so loading the reporter does not load it.
+let ciInfo: { isCI: boolean; name: string | null } | undefined;
+const otherCi = () => (ciInfo ??= createRequire(import.meta.url)('ci-info') as { isCI: boolean; name: string | null });
 
 /** The CI and VCS fields of a run (named as on the run resource, so they spread into `runs.create`). */
 export interface CiMetadata {
@@ -249,7 +253,7 @@ export function detectCi(env: Env = process.env, opts: DetectCiOptions = {}): Ci
   const provider = PROVIDERS.find((p) => p.detect(env));
   const out: CiMetadata = {};
   if (provider) Object.assign(out, { ciProvider: provider.name }, provider.read(env));
-  else if (env === process.env && ciInfo.isCI) out.ciProvider = ciInfo.name ?? 'CI';
+  else if (env === process.env && otherCi().isCI) out.ciProvider = otherCi().name ?? 'CI';
   if (opts.git !== false && (!out.branch || !out.commitSha || !out.commitMessage || !out.commitAuthor)) {
     const g = detectGit(opts.cwd);
     // git's sha only stands in when it is the commit the CI reported (or the CI said nothing).

@@ -12,6 +12,10 @@ import { replaySpool, type SpoolWriter } from './spool.js';
 // batches of 50 were 40 requests whose server CPU competed with the test workers.
 const BATCH_SIZE = 500;
 const FLUSH_MS = 1_000;
+// The last batch is the one onEnd waits for (the server stores it before the finish): when only
+// this many of the run's tests are left, what is queued goes at once, so the last batch is small,
+// and it goes with the run's last test, while Playwright stops its workers, not at onEnd.
+const LAST_BATCH = 50;
 const SEND_CONCURRENCY = 2;
 // Beyond this many tests waiting for a slow server, new batches stay only in the spool (bounded memory).
 const MAX_PENDING_TESTS = 5_000;
@@ -60,6 +64,9 @@ export class LiveDelivery {
   private deferred = false;
   private readonly refused: string[] = [];
   private readonly dropped: string[] = [];
+  /** Tests handed to add() so far, and how many the run has (Playwright's count at onBegin). */
+  private added = 0;
+  private expected = 0;
 
   constructor(
     private readonly client: TestReportClient,
@@ -78,7 +85,8 @@ export class LiveDelivery {
   }
 
   /** Spec rules 1–4 are checked (locally, then GET /me) before the run is created. */
-  start(runCid: string, body: RunBody, suites: SuiteRecord[], configuredProject: string | undefined): void {
+  start(runCid: string, body: RunBody, suites: SuiteRecord[], configuredProject: string | undefined, expectedTests = 0): void {
+    this.expected = expectedTests;
     this.ready = this.connect(runCid, body, suites, configuredProject);
   }
 
@@ -121,7 +129,8 @@ export class LiveDelivery {
 
   add(cid: string, body: TestBody, artifacts: PendingArtifact[]): void {
     this.queue.push({ cid, body, artifacts });
-    if (this.queue.length >= BATCH_SIZE) this.flush();
+    this.added++;
+    if (this.queue.length >= BATCH_SIZE || this.added === this.expected - LAST_BATCH || this.added === this.expected) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), FLUSH_MS);
       this.timer.unref();

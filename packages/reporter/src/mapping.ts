@@ -11,8 +11,15 @@ export type TestStatus = TestCreate['status'];
 const MAX_STEPS = 2_000;
 const MAX_SUITES = 1_000;
 
+// Every test of a file names the same file: its relative path is computed once per run and file.
+const relativeCache = new WeakMap<FullConfig, Map<string, string>>();
+
 export function relativeFile(config: FullConfig, file: string): string {
-  return relative(config.rootDir, file).split(sep).join('/');
+  let files = relativeCache.get(config);
+  if (!files) relativeCache.set(config, (files = new Map()));
+  let rel = files.get(file);
+  if (rel === undefined) files.set(file, (rel = relative(config.rootDir, file).split(sep).join('/')));
+  return rel;
 }
 
 /** Describe blocks and title, with the project name first when the config has several (decisions §7). */
@@ -110,6 +117,7 @@ function joinOutput(chunks: readonly (string | Buffer)[]): string {
 
 /** Output of every attempt, labelled when there was more than one, so a flaky test's failing run is visible. */
 function outputOf(results: readonly TestResult[], pick: (r: TestResult) => readonly (string | Buffer)[]): string | undefined {
+  if (results.every((r) => pick(r).length === 0)) return undefined;
   const parts = results
     .map((r) => ({ retry: r.retry, text: joinOutput(pick(r)) }))
     .filter((p) => p.text.length > 0)
@@ -117,6 +125,8 @@ function outputOf(results: readonly TestResult[], pick: (r: TestResult) => reado
   const text = parts.join(results.length > 1 ? '\n' : '');
   return text ? cleanOutput(text) : undefined;
 }
+
+const tagsOf = (tags: readonly string[]): string[] => (tags.length === 0 ? [] : [...new Set(tags)].slice(0, 100));
 
 /**
  * One test as the server stores it. Duration, steps and attempt come from the attempt that decided
@@ -126,7 +136,8 @@ export function mapTest(test: TestCase, config: FullConfig, multiProject: boolea
   const results = test.results;
   const last = results[results.length - 1];
   const status = statusOf(test);
-  const lastFailure = [...results].reverse().find((r) => r.error);
+  let lastFailure: TestResult | undefined;
+  for (let i = results.length - 1; i >= 0 && !lastFailure; i--) if (results[i].error) lastFailure = results[i];
   const errorSource = status === 'failed' ? (last?.error ?? lastFailure?.error) : status === 'flaky' ? lastFailure?.error : undefined;
   const stdout = outputOf(results, (r) => r.stdout);
   const stderr = outputOf(results, (r) => r.stderr);
@@ -140,8 +151,8 @@ export function mapTest(test: TestCase, config: FullConfig, multiProject: boolea
     retries: last?.retry ?? 0,
     attempt: (last?.retry ?? 0) + 1,
     isFlaky: status === 'flaky',
-    tags: [...new Set(test.tags)].slice(0, 100),
-    annotations: test.annotations.slice(0, 100).map((a) => ({ type: a.type, description: a.description ?? '' })),
+    tags: tagsOf(test.tags),
+    annotations: test.annotations.length ? test.annotations.slice(0, 100).map((a) => ({ type: a.type, description: a.description ?? '' })) : [],
     error: mapError(errorSource),
     steps: last ? mapSteps(last.steps) : [],
     ...(stdout ? { stdout } : {}),

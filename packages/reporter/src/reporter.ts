@@ -1,42 +1,24 @@
-import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { TestReportClient } from '@testreport/client';
-import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract';
-import { artifactsOf } from './attachments.js';
-import { detectCi } from './ci.js';
-import { shardOf } from './ciBuild.js';
-import { LiveDelivery } from './live.js';
-import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
-import { runBody } from './runMeta.js';
-import { SpoolWriter } from './spool.js';
-import { writeJobSummary } from './jobSummary.js';
-import { RunSummary, someOf } from './summary.js';
-
-const PREFIX = '[testreport]';
+import { say } from './say.js';
+import type { ReportSession } from './session.js';
 
 /**
- * The Playwright reporter: adapts Playwright's callbacks to records (mapping.ts, attachments.ts),
- * hands them to the live delivery (live.ts) and prints the summary (summary.ts). Nothing here may
- * throw into Playwright or change the exit code (except the quarantine rule): failures end in one
- * warning line and, when the server is unreachable, a spool.
+ * The module Playwright loads, kept small: it needs only Node's own modules, so loading it costs
+ * Playwright next to nothing before `onBegin`. The SDK, its HTTP client, the contract's schemas
+ * and the delivery (session.ts) are imported at `onBegin`, in the background: Playwright starts
+ * its workers meanwhile, and tests that end before the import is done wait here, in order, until
+ * the session takes them. `onEnd` waits for the session, so nothing is lost, and the guarantees are
+ * the session's (a journal before every send, one warning when the server is down, the exit code
+ * left alone but for the quarantine rule).
  */
 export class TestReportReporter implements Reporter {
   private readonly opts: ResolvedOptions;
-  private live: LiveDelivery | undefined;
-  private client: TestReportClient | undefined;
-  private spool!: SpoolWriter;
-  private config!: FullConfig;
-  private multiProject = false;
-  private readonly runCid = randomUUID();
-  private readonly awaitingRetry = new Set<TestCase>();
-  private readonly summary = new RunSummary();
-  private readonly skippedArtifacts: string[] = [];
-  /** Which shard (and attempt) of a CI build this process is: its finish ends that shard only. */
-  private shard: ReturnType<typeof shardOf> = {};
-  /** " (shard 2/3 of CI build 123)" on the summary line, so a job's log says which run it joined. */
-  private shardNote = '';
+  private session: Promise<ReportSession | undefined> | undefined;
+  private loaded: ReportSession | undefined;
+  /** Tests that ended before the session was loaded, handed to it in order once it is. */
+  private early: [TestCase, TestResult][] = [];
+  private earlyErrors: TestError[] = [];
 
   constructor(options: ReporterOptions = {}) {
     this.opts = resolveOptions(options);
@@ -47,145 +29,39 @@ export class TestReportReporter implements Reporter {
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
-    try {
-      this.begin(config, suite);
-    } catch (e) {
-      this.disable(`reporting disabled: ${(e as Error).message}`);
-    }
+    if (!this.opts.enabled) return;
+    this.session = import('./session.js').then(
+      ({ ReportSession }) => {
+        const session = new ReportSession(this.opts);
+        session.onBegin(config, suite);
+        for (const e of this.earlyErrors) session.onError(e);
+        for (const [test, result] of this.early) session.onTestEnd(test, result);
+        this.early = [];
+        this.earlyErrors = [];
+        this.loaded = session;
+        return session;
+      },
+      (e: unknown) => {
+        // A broken installation: the run goes on unreported, as with any other reason to disable.
+        say(`reporting disabled: could not load the reporter (${(e as Error)?.message ?? String(e)})`);
+        this.early = [];
+        return undefined;
+      },
+    );
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    if (!this.active) return;
-    try {
-      if (!isFinalAttempt(test, result)) {
-        this.awaitingRetry.add(test);
-        return;
-      }
-      this.awaitingRetry.delete(test);
-      this.record(test);
-    } catch {
-      // A test we cannot map is left out rather than breaking the run.
-    }
+    if (this.loaded) this.loaded.onTestEnd(test, result);
+    else if (this.session) this.early.push([test, result]);
   }
 
-  onError(_error: TestError): void {
-    this.summary.globalErrors++;
+  onError(error: TestError): void {
+    if (this.loaded) this.loaded.onError(error);
+    else this.earlyErrors.push(error);
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
-    if (!this.active) return undefined;
-    try {
-      return await this.end(result);
-    } catch (e) {
-      this.say(`could not finish reporting: ${(e as Error).message}`);
-      return undefined;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  private get active(): boolean {
-    return this.live !== undefined && this.live.mode !== 'disabled';
-  }
-
-  private say(line: string): void {
-    process.stderr.write(`${PREFIX} ${line}\n`);
-  }
-
-  private disable(reason: string): void {
-    this.say(reason);
-    if (this.live) this.live.mode = 'disabled';
-    this.spool?.remove();
-  }
-
-  private begin(config: FullConfig, root: Suite): void {
-    if (!this.opts.enabled) return;
-    this.config = config;
-    this.multiProject = config.projects.length > 1;
-    const problem = checkApiKey(this.opts.apiKey);
-    if (problem) {
-      this.say(`reporting disabled: ${KEY_PROBLEM_MESSAGES[problem]}`);
-      return;
-    }
-    const client = new TestReportClient({
-      apiKey: this.opts.apiKey,
-      url: this.opts.url,
-      allowInsecureHttp: this.opts.allowInsecureHttp,
-      userAgent: `testreport-reporter/0.1.0 playwright/${config.version}`,
-      ...(this.opts.timeoutMs ? { timeoutMs: this.opts.timeoutMs } : {}),
-      ...(this.opts.retryBudgetMs ? { retryBudgetMs: this.opts.retryBudgetMs } : {}),
-      ...(this.opts.maxRetries !== undefined ? { maxRetries: this.opts.maxRetries } : {}),
-    });
-    this.client = client;
-    this.spool = new SpoolWriter(this.opts.outputDir, this.runCid);
-    this.spool.write({
-      t: 'header', v: 1, cid: this.runCid, createdAt: new Date().toISOString(), url: this.opts.url,
-      ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`,
-    });
-    const body = runBody(config, root, this.opts, detectCi());
-    this.shard = shardOf(body);
-    if (body.ciBuildId && (body.shardTotal ?? 1) > 1) this.shardNote = ` (shard ${body.shardCurrent}/${body.shardTotal} of CI build ${body.ciBuildId})`;
-    this.spool.write({ t: 'run', cid: this.runCid, body });
-    const suites = suiteRecords(root, config);
-    for (const s of suites) this.spool.write(s);
-
-    this.live = new LiveDelivery(client, this.spool, this.opts.url, {
-      say: (line) => this.say(line),
-      disable: (reason) => this.disable(reason),
-      connected: async (c, projectId) => {
-        if (this.opts.quarantine) await this.summary.loadQuarantine(c, projectId);
-      },
-    }, this.opts.projectId);
-    this.live.start(this.runCid, body, suites, this.opts.projectId);
-  }
-
-  private record(test: TestCase): void {
-    const body = mapTest(test, this.config, this.multiProject);
-    this.summary.add(body);
-    const cid = randomUUID();
-    this.live!.add(cid, body, artifactsOf(test, cid, this.opts.uploadArtifacts, this.skippedArtifacts));
-  }
-
-  private async end(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
-    // Tests whose retry never came (maxFailures, interruption) are reported with what they have.
-    for (const test of this.awaitingRetry) if (test.results.length) this.record(test);
-    this.awaitingRetry.clear();
-
-    let forgiven: string[] = [];
-    // Decided once delivery caught up: the quarantine list arrives with the connection.
-    const outcome = await this.live!.end(() => {
-      forgiven = this.summary.forgiven(result, this.opts.quarantine);
-      return { ...this.summary.finish(result, forgiven.length > 0), ...this.shard };
-    }, this.runCid);
-    if (this.live!.mode === 'disabled') return undefined;
-
-    const skipped = [...this.skippedArtifacts, ...outcome.refused];
-    if (skipped.length) this.say(`${skipped.length} artifact(s) not uploaded (over the size cap, unsupported or refused): ${someOf(skipped, 3)}`);
-    if (outcome.dropped.length) this.say(`the server refused ${outcome.dropped.join('; ')}`);
-    if (outcome.delivered) {
-      this.spool.remove();
-      this.say(`${this.summary.line}${this.shardNote} — ${this.opts.url}/runs/${outcome.runId}`);
-      if (this.opts.summary) await writeJobSummary(this.client!, outcome.runId, (line) => this.say(line));
-    } else {
-      this.spool.close();
-      if (this.spool.usable || this.spoolExists()) {
-        this.say(`${this.summary.line}; not delivered, spooled to ${this.spool.file} — send it later with: npx reporter upload ${this.spool.file}`);
-      } else {
-        this.say(`${this.summary.line}; not delivered and the spool could not be written`);
-      }
-    }
-    if (forgiven.length) {
-      this.say(`all ${forgiven.length} failure(s) are quarantined, run passes: ${someOf(forgiven, 5, '; ')}`);
-      return { status: 'passed' };
-    }
-    return undefined;
-  }
-
-  private spoolExists(): boolean {
-    try {
-      return statSync(this.spool.file).isFile();
-    } catch {
-      return false;
-    }
+    const session = await this.session;
+    return session?.onEnd(result);
   }
 }

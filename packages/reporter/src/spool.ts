@@ -6,6 +6,7 @@ import { deliver, type Outgoing } from './delivery/deliver.js';
 import { Delivery, type Ack } from './delivery/engine.js';
 import { idempotencyKey, type AckRecord, type ArtifactRecord, type FinishRecord, type RunRecord, type SuiteRecord, type BatchRecord } from './delivery/records.js';
 import { shardOf } from './ciBuild.js';
+import { SPOOL_VERSION } from './replay.js';
 
 export { idempotencyKey };
 export type { RunBody } from './delivery/records.js';
@@ -18,7 +19,7 @@ export type { RunBody } from './delivery/records.js';
  * was delivered without an ack (within its 24 h idempotency window). Replaying appends its own acks,
  * so a second replay sends nothing.
  */
-export const SPOOL_VERSION = 1;
+export { SPOOL_VERSION };
 
 export type SpoolRecord =
   | { t: 'header'; v: number; cid: string; createdAt: string; url?: string; projectId?: string; reporter: string }

@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import { renderRunSummary, type TestReportClient } from '@testreport/client';
+import type { TestReportClient } from '@testreport/client';
 
 /** How many tests of each list the step summary asks for; the renderer cuts to size after that. */
 export const STEP_SUMMARY_LIMIT = 200;
@@ -21,6 +21,8 @@ export interface StepSummaryOptions {
 export async function appendStepSummary(client: TestReportClient, runId: string, opts: StepSummaryOptions = {}): Promise<string | null> {
   const file = (opts.env ?? process.env).GITHUB_STEP_SUMMARY;
   if (!file) return null;
+  // The renderer comes with the SDK, which the caller has loaded already (it passes a client).
+  const { renderRunSummary } = await import('@testreport/client');
   const summary = await client.runs.summary(runId, { limit: STEP_SUMMARY_LIMIT, ...(opts.base ? { base: opts.base } : {}) }, opts.signal ? { signal: opts.signal } : undefined);
   await appendStepSummaryText(file, renderRunSummary(summary, { format: 'markdown' }));
   return file;

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { planArtifact, type ArtifactPlan } from '@testreport/reporter';
+import { planArtifact, type ArtifactPlan } from '@testreport/reporter/delivery';
 import type { AttachmentRef } from '../report/types.js';
 
 async function sizeOf(path: string): Promise<number | null> {

@@ -1,6 +1,7 @@
 import type { TestReportClient } from '@testreport/client';
 import type { RunCreate } from '@testreport/contract';
-import { deliver, Delivery, shardOf, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter';
+import { shardOf } from '@testreport/reporter';
+import { deliver, Delivery, type DeliveryReport, type Outgoing, type RecordKind } from '@testreport/reporter/delivery';
 import type { ReportInputs } from '../report/inputs.js';
 import { readReport } from '../report/read.js';
 import type { SuiteRef } from '../report/types.js';

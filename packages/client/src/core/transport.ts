@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pRetry, { AbortError } from 'p-retry';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { ApiError, ConflictError, ConnectionError, RateLimitError, ServerError, errorFromResponse, parseRetryAfter } from './errors.js';
+import { nodeExchange, toHeaders } from './nodeHttp.js';
 
 /** JSON text, or a stream of bytes made fresh for each attempt (uploads). */
 export type RequestBody = string | AsyncIterable<Uint8Array>;
@@ -40,6 +41,8 @@ export interface RetryInfo {
 export interface TransportConfig {
   fetch?: FetchLike;
   dispatcher?: Dispatcher;
+  /** Without fetch: undici's request (default), or Node's own http module (no dispatcher). */
+  http?: 'undici' | 'node';
   timeoutMs: number;
   maxRetries: number;
   retryBudgetMs: number;
@@ -74,10 +77,15 @@ export interface Incoming {
   attempts: number;
 }
 
+// undici is loaded on the first request that uses it, not with the SDK: a client that never sends,
+// or sends with `http: 'node'` (the Playwright reporter), does not pay for loading it.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
 let sharedAgent: Agent | undefined;
 /** One keep-alive pool per process, like Node's global dispatcher, so many clients do not each hold sockets. */
-function defaultAgent(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 32 });
+function defaultAgent(u: typeof import('undici')): Agent {
+  sharedAgent ??= new u.Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 32 });
   return sharedAgent;
 }
 
@@ -194,7 +202,8 @@ export class Transport {
   }
 
   /**
-   * One HTTP exchange. By default undici's `request` on the keep-alive Agent: it streams an upload
+   * One HTTP exchange. By default undici's `request` on the keep-alive Agent (`http: 'node'`: Node's
+   * own http module, see nodeHttp.ts): it streams an upload
    * with constant memory (undici's fetch holds every chunk of a streamed body until the request
    * ends) and never follows redirects. An injected fetch gets the same request as a web stream.
    * Reading the answer is part of the exchange, so the time-out covers a server that stalls mid-answer.
@@ -213,26 +222,19 @@ export class Transport {
       });
       return { status: res.status, headers: res.headers, text: await res.text() };
     }
-    const res = await undiciRequest(out.url, {
+    if (this.config.http === 'node' && !this.config.dispatcher) return nodeExchange(out.method, out.url, headers, body, signal);
+    const u = await loadUndici();
+    const res = await u.request(out.url, {
       method: out.method as Dispatcher.HttpMethod,
       headers,
       body: body === undefined || typeof body === 'string' ? body : Readable.from(body, { objectMode: false }),
       signal,
-      dispatcher: this.config.dispatcher ?? defaultAgent(),
+      dispatcher: this.config.dispatcher ?? defaultAgent(u),
     });
     return { status: res.statusCode, headers: toHeaders(res.headers), text: await res.body.text() };
   }
 }
 
-/** undici's header record as a Headers (Set-Cookie and other repeated headers kept apart). */
-function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.append(name, value);
-  }
-  return headers;
-}
 
 function redirectError(status: number, headers: Headers, operation: string): ApiError {
   const location = headers.get('location') ?? 'another address';
