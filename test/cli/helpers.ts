@@ -77,3 +77,24 @@ export function useBuiltServer(prefix: string): { server: TestServer; dir(): str
   });
   return env;
 }
+
+/**
+ * The environment of a `playwright test` run of the reporter fixtures (test/reporter/fixtures) with
+ * the built reporter against `server`, its outputs in `dir`. The CI's own variables that change the
+ * reporter's behaviour are dropped unless `extra` sets them.
+ */
+export function fixtureRunEnv(dir: string, server: { url: string; apiKey: string }, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TR_JSON_OUT: join(dir, 'report.json'),
+    TR_SPOOL_DIR: join(dir, 'spool'),
+    TR_PW_OUTPUT: join(dir, 'test-results'),
+    TR_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
+    TESTREPORT_URL: server.url,
+    TESTREPORT_API_KEY: server.apiKey,
+    FORCE_COLOR: '0',
+    ...extra,
+  };
+  for (const k of ['GITHUB_ACTIONS', 'TESTREPORT_SUMMARY']) if (!(k in extra)) delete env[k];
+  return env;
+}

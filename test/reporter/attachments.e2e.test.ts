@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, ROOT, useBuiltServer } from '../cli/helpers.js';
+import { cli, fixtureRunEnv, ROOT, useBuiltServer } from '../cli/helpers.js';
 
 // Attachments made with `testInfo.attach(name, { body, contentType })` (issue 16.1): live, spooled, and
 // from Playwright's JSON report, where the json reporter writes the body as base64.
@@ -15,18 +15,7 @@ const setup = useBuiltServer('attach-');
 
 async function runPlaywright(url: string): Promise<{ stderr: string; dir: string }> {
   const dir = setup.dir();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TR_JSON_OUT: join(dir, 'report.json'),
-    TR_SPOOL_DIR: join(dir, 'spool'),
-    TR_PW_OUTPUT: join(dir, 'test-results'),
-    TR_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
-    TESTREPORT_URL: url,
-    TESTREPORT_API_KEY: setup.server.apiKey,
-    TESTREPORT_RETRY_BUDGET_MS: '1000',
-    FORCE_COLOR: '0',
-  };
-  delete env.GITHUB_ACTIONS;
+  const env = fixtureRunEnv(dir, { url, apiKey: setup.server.apiKey }, { TESTREPORT_RETRY_BUDGET_MS: '1000' });
   const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', config], { cwd: join(ROOT, 'test/reporter/fixtures'), env });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, ROOT, useBuiltServer } from '../cli/helpers.js';
+import { cli, fixtureRunEnv, ROOT, useBuiltServer } from '../cli/helpers.js';
 
 /*
  * The job summary on GitHub Actions from a real `playwright test` run with the reporter option
@@ -41,18 +41,7 @@ async function summaryBlackHole(target: string): Promise<{ url: string; close():
 
 async function playwright(extra: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const dir = setup.dir();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TR_JSON_OUT: join(dir, 'report.json'),
-    TR_SPOOL_DIR: join(dir, 'spool'),
-    TR_PW_OUTPUT: join(dir, 'test-results'),
-    TR_REPORTER: join(ROOT, 'packages/reporter/dist/index.js'),
-    TESTREPORT_URL: setup.server.url,
-    TESTREPORT_API_KEY: setup.server.apiKey,
-    FORCE_COLOR: '0',
-    ...extra,
-  };
-  for (const k of ['GITHUB_ACTIONS', 'TESTREPORT_SUMMARY']) if (!(k in extra)) delete env[k];
+  const env = fixtureRunEnv(dir, setup.server, extra);
   const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(ROOT, 'test/reporter/fixtures/mini.config.ts')], {
     cwd: join(ROOT, 'test/reporter/fixtures'),
     env,
