@@ -32,6 +32,7 @@ async function start(dist, dataDir) {
 }
 
 const results = Object.fromEntries(dists.map((d) => [d, []]));
+const rates = Object.fromEntries(dists.map((d) => [d, []]));
 for (let r = 0; r < Number(rounds); r++) {
   const order = r % 2 ? [...dists].reverse() : dists;
   for (const dist of order) {
@@ -48,6 +49,7 @@ for (let r = 0; r < Number(rounds); r++) {
       const us = ((processCpu(server.pid) - cpu0) / (batches.length * 500)) * 1e6;
       await server.stop();
       results[dist].push(us);
+      rates[dist].push((batches.length * 500) / sec);
       console.log(`round ${r} ${dist}: ${us.toFixed(1)} µs/test, ${((batches.length * 500) / sec).toFixed(0)} tests/s`);
     } finally {
       removeDir(dataDir);
@@ -55,4 +57,4 @@ for (let r = 0; r < Number(rounds); r++) {
   }
 }
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-for (const d of dists) console.log(`median ${d}: ${median(results[d]).toFixed(1)} µs/test  [${results[d].map((x) => x.toFixed(1)).join(', ')}]`);
+for (const d of dists) console.log(`median ${d}: ${median(results[d]).toFixed(1)} µs/test, ${median(rates[d]).toFixed(0)} tests/s  [${results[d].map((x, i) => `${x.toFixed(1)} µs ${rates[d][i].toFixed(0)}/s`).join(', ')}]`);

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { OperationNodeTransformer, SqliteDialect, type Kysely, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqliteCheckpointer.js';
 
 const LOCKING = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
 
@@ -39,7 +40,7 @@ const STATEMENT_CACHE = 500;
  * (least recently used dropped first). A better-sqlite3 statement cannot run while it is being
  * iterated; Kysely iterates only for `.stream()`, which the server does not use.
  */
-function withStatementCache(db: Database.Database): SqliteDatabase {
+function withStatementCache(db: Database.Database, checkpointer?: Checkpointer): SqliteDatabase {
   const cache = new Map<string, Database.Statement>();
   return {
     close: () => db.close(),
@@ -47,13 +48,25 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
       let stmt = cache.get(source);
       if (stmt) cache.delete(source);
       else {
-        stmt = db.prepare(source);
+        stmt = source === 'commit' && checkpointer ? afterRun(db.prepare(source), checkpointer.committed) : db.prepare(source);
         if (cache.size >= STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
       }
       cache.set(source, stmt);
       return stmt;
     },
   };
+}
+
+/** `stmt` calling `then` after each successful run (Kysely's driver commits with `run`). */
+function afterRun(stmt: Database.Statement, then: () => void): Database.Statement {
+  const run = stmt.run.bind(stmt);
+  return Object.assign(stmt, {
+    run: (...params: unknown[]) => {
+      const result = run(...params);
+      then();
+      return result;
+    },
+  });
 }
 
 const statementsByAdapter = new WeakMap<object, SqliteDatabase>();
@@ -101,7 +114,11 @@ export const sqlite: DialectSupport = {
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    const statements = withStatementCache(db);
+    const onDisk = file !== ':memory:' && file !== '';
+    // Checkpoints run on a thread of their own, not inside the COMMIT of a request (docs/benchmarks.md).
+    if (onDisk) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    const checkpointer = onDisk ? startCheckpointer(file) : undefined;
+    const statements = withStatementCache(db, checkpointer);
     const dialect = new SqliteDialect({ database: statements });
     return {
       dialect: {
@@ -116,6 +133,7 @@ export const sqlite: DialectSupport = {
         createIntrospector: (k) => dialect.createIntrospector(k),
       },
       plugins: [rowLockPlugin],
+      close: async () => checkpointer?.stop(),
     };
   },
 };

@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * WAL pages after which the server's own connection checkpoints anyway: the fallback should the
+ * background checkpointer be gone or fall behind (≈ 40 MB of WAL at 4 KB pages).
+ */
+export const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
+
+/** Without a commit to react to, the checkpointer still looks this often (writes outside a transaction). */
+const IDLE_MS = 1_000;
+/** Checkpoints at most this often: pages that every commit rewrites (the indexes' hot pages) are copied once per gap. */
+const MIN_GAP_MS = 100;
+
+/** Int32 slots shared with the thread: commits counted by the server, and the request to stop. */
+const COMMITS = 0;
+const STOP = 1;
+
+// CommonJS run by `new Worker(…, { eval: true })`: the bundle needs no second entry file. The
+// thread has nothing else to do, so it blocks in Atomics.wait until a commit (or the idle timeout).
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const signal = new Int32Array(workerData.signal);
+const db = new Database(workerData.file, { fileMustExist: true });
+// The checkpoint writes the database file and then lets the WAL be reused: with FULL it fsyncs the
+// file first, so no acknowledged write depends on pages that only the OS's cache holds.
+db.pragma('synchronous = FULL');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let last = 0;
+while (Atomics.load(signal, ${STOP}) === 0) {
+  const seen = Atomics.load(signal, ${COMMITS});
+  const wait = last + workerData.minGapMs - performance.now();
+  if (wait > 0) Atomics.wait(pause, 0, 0, wait);
+  db.pragma('wal_checkpoint(PASSIVE)');
+  last = performance.now();
+  Atomics.wait(signal, ${COMMITS}, seen, workerData.idleMs);
+}
+db.close();
+`;
+
+export interface Checkpointer {
+  /** Tells the thread a transaction committed: it checkpoints while the server goes on with the next request. */
+  committed(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Checkpoints a WAL-mode SQLite file from a thread of its own. A checkpoint copies the WAL's pages
+ * into the database file (reads, writes and an fsync); left to SQLite it runs inside the COMMIT of
+ * whichever write crosses the threshold, on the thread that serves requests, which waits for it.
+ * Here it follows each commit on the other core, usually done before the next write begins, so the
+ * WAL starts over small; the server's connection keeps a high threshold as the fallback. Measured
+ * in docs/benchmarks.md.
+ */
+export function startCheckpointer(file: string): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const signal = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } });
+  // Never what keeps a process alive; if it fails, SQLite's own checkpoints (the fallback) remain.
+  worker.unref();
+  worker.on('error', () => {});
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    committed() {
+      Atomics.add(signal, COMMITS, 1);
+      Atomics.notify(signal, COMMITS);
+    },
+    async stop() {
+      Atomics.store(signal, STOP, 1);
+      Atomics.notify(signal, COMMITS);
+      await exited;
+    },
+  };
+}
