@@ -8,10 +8,10 @@ export interface RowsWrite {
 export type BuildWrite = (rows: readonly Record<string, unknown>[]) => RowsWrite;
 
 /**
- * Runs one statement at once on the connection held by the caller, for a dialect whose driver is
- * synchronous underneath (better-sqlite3): no promise and result object per row.
+ * Prepares `sql` for running at once on the connection held by the caller, for a dialect whose
+ * driver is synchronous underneath (better-sqlite3): no promise and result object per row.
  */
-export type RunStatement = (sql: string, parameters: readonly unknown[]) => unknown[];
+export type RunStatement = (sql: string) => (parameters: readonly unknown[]) => unknown[];
 
 /** Stands for a column's value while the one-row statement is compiled; never reaches the database. */
 const MARKER = '\u0000testreport-column\u0000';
@@ -30,12 +30,18 @@ export async function runPerRow(db: Kysely<any>, rows: readonly Record<string, u
   const compiled = build([Object.fromEntries(columns.map((c) => [c, MARKER + c]))]).compile();
   const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARKER) ? p.slice(MARKER.length) : null));
   const constants = compiled.parameters;
+  const n = slots.length;
   const out: unknown[] = [];
   await db.getExecutor().provideConnection(async (conn) => {
+    const run = runSync?.(compiled.sql);
     for (const row of rows) {
-      const parameters = slots.map((col, i) => (col === null ? constants[i] : (row[col] ?? null)));
-      if (runSync) {
-        for (const r of runSync(compiled.sql, parameters)) out.push(r);
+      const parameters: unknown[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const col = slots[i];
+        parameters[i] = col === null ? constants[i] : (row[col] ?? null);
+      }
+      if (run) {
+        for (const r of run(parameters)) out.push(r);
         continue;
       }
       // A plain object rather than CompiledQuery.raw(): no frozen copy and query node per row.

@@ -78,11 +78,13 @@ const statementsByAdapter = new WeakMap<object, SqliteDatabase>();
 function statementsOf(db: Kysely<any>): RunStatement | undefined {
   const statements = statementsByAdapter.get(db.getExecutor().adapter);
   if (!statements) return undefined;
-  return (source, parameters) => {
+  return (source) => {
     const stmt = statements.prepare(source) as unknown as Database.Statement;
-    if (stmt.reader) return stmt.all(parameters as unknown[]) as unknown[];
-    stmt.run(parameters as unknown[]);
-    return NO_ROWS;
+    if (stmt.reader) return (parameters) => stmt.all(parameters as unknown[]) as unknown[];
+    return (parameters) => {
+      stmt.run(parameters as unknown[]);
+      return NO_ROWS;
+    };
   };
 }
 const NO_ROWS: unknown[] = [];
