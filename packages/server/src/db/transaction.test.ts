@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from './database.js';
-import { afterCommit, inSavepoint, inTransaction } from './transaction.js';
+import { afterCommit, inSavepoint, inTransaction, joinTransaction } from './transaction.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'testreport-trx-'));
 const opened = openDatabase(join(dir, 'testreport.db'));
@@ -60,6 +60,42 @@ describe('inTransaction: the current transaction of an async call chain', () => 
     const ids = await teamIds();
     expect(ids).toEqual(expect.arrayContaining(['s1', 's3']));
     expect(ids).not.toContain('s2');
+  });
+
+  it('joinTransaction is a transaction of its own outside one: all of its writes commit, or none', async () => {
+    await expect(joinTransaction(db, async () => {
+      await addTeam('j1');
+      throw new Error('second write failed');
+    })).rejects.toThrow('second write failed');
+    await joinTransaction(db, async () => {
+      await addTeam('j2');
+      await addTeam('j3');
+    });
+    const ids = await teamIds();
+    expect(ids).toEqual(expect.arrayContaining(['j2', 'j3']));
+    expect(ids).not.toContain('j1');
+  });
+
+  it('joinTransaction inside a transaction adds no savepoint: its writes share the enclosing fate', async () => {
+    // Its failure, let through as callers must, undoes everything, the enclosing writes included.
+    await expect(inTransaction(db, async () => {
+      await addTeam('k1');
+      await joinTransaction(db, async () => {
+        await addTeam('k2');
+        throw new Error('batch refused');
+      });
+    })).rejects.toThrow('batch refused');
+    // Without a savepoint, nothing undoes its part alone: a caught failure keeps the writes made before it.
+    await inTransaction(db, async () => {
+      await joinTransaction(db, async () => {
+        await addTeam('k3');
+        throw new Error('caught below');
+      }).catch(() => undefined);
+    });
+    const ids = await teamIds();
+    expect(ids).not.toContain('k1');
+    expect(ids).not.toContain('k2');
+    expect(ids).toContain('k3');
   });
 
   it('runs afterCommit work only once the transaction committed, and never after a rollback', async () => {

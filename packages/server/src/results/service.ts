@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
+import { joinTransaction } from '../db/transaction.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
@@ -37,8 +38,8 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
   /** Stores tests all-or-nothing in one transaction: a few multi-row statements, whatever the batch size. */
   async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
     const runs = await checkScope(principal, tests, fieldOf);
-    const stored = await db.transaction().execute(async (trx) => {
-      const txRepo = createTestRepo(trx);
+    // Joins the Idempotency-Key's transaction when there is one: a failure here fails the request.
+    const stored = await joinTransaction(db, async () => {
       const at = deps.config.now().toISOString();
       const ids = tests.map(() => newId());
       // Each test's case key once: it is hashed for the map, sorted and looked up again below.
@@ -50,7 +51,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
         keys[i] = key;
         cases.set(key, { key, projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i] });
       });
-      const caseIds = await txRepo.upsertCases([...cases.values()], newId, at);
+      const caseIds = await repo.upsertCases([...cases.values()], newId, at);
       const rows: TestRow[] = tests.map((t, i) => {
         const run = runs.get(t.runId)!;
         return {
@@ -82,7 +83,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           created_at: at,
         };
       });
-      await txRepo.insertTests(rows);
+      await repo.insertTests(rows);
       return rows.map(toTestCreated);
     });
     // After the commit: a timestamp, not part of the results. Its failure (e.g. a deadlock with a
