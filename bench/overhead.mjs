@@ -53,7 +53,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchOverhead({ quick, log }) {
   const tests = quick ? 200 : 2_000;
-  const rounds = quick ? 1 : 3;
+  // Six rounds put each variant twice in each position of a round; with three, single runs that
+  // moved by ±5% on the shared machine still swung the medians by 3–4 points (docs/benchmarks.md).
+  const rounds = quick ? 1 : 6;
   // Inside the repository so the suite resolves @playwright/test from the root node_modules.
   const suiteDir = join(root, '.tmp', 'bench-suite');
   writeSuite(suiteDir, tests);
@@ -74,7 +76,7 @@ export async function benchOverhead({ quick, log }) {
       const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
       const order = Object.entries(variants);
       for (let round = 0; round < rounds; round++) {
-        // Each round starts with the next variant, so over 3 rounds each runs once in each position:
+        // Each round starts with the next variant, so every 3 rounds each runs once in each position:
         // with a fixed order, the first of a round came out slowest in most runs on this machine.
         for (const [name, v] of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
           const r = await measure(process.execPath, [playwrightCli, 'test', '-c', suiteDir, ...v.args], { env: v.env, cwd: suiteDir });
