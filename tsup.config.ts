@@ -27,14 +27,18 @@ export default defineConfig([
   {
     ...common,
     name: 'contract',
-    entry: { index: 'packages/contract/src/index.ts' },
+    // `core` is the zod-free part (limits, text helpers, key format, artifact rules, routes).
+    entry: { index: 'packages/contract/src/index.ts', core: 'packages/contract/src/core.ts' },
+    splitting: true,
     outDir: 'packages/contract/dist',
     dts: true,
   },
   {
     ...common,
     name: 'client',
-    entry: { index: 'packages/client/src/index.ts' },
+    // `core` is the SDK without the contract's schemas; one chunk holds what both share (one ApiError class).
+    entry: { index: 'packages/client/src/index.ts', core: 'packages/client/src/core.ts' },
+    splitting: true,
     outDir: 'packages/client/dist',
     esbuildPlugins: [workspaceExternal],
     external: ['@testreport/contract'],

@@ -8,6 +8,8 @@ export default defineConfig({
     // Tests run against sources; the end-to-end tests that spawn binaries use the built dist.
     alias: [
       { find: /^@testreport\/contract$/, replacement: src('./packages/contract/src/index.ts') },
+      { find: /^@testreport\/contract\/core$/, replacement: src('./packages/contract/src/core.ts') },
+      { find: /^@testreport\/client\/core$/, replacement: src('./packages/client/src/core.ts') },
       { find: /^@testreport\/client$/, replacement: src('./packages/client/src/index.ts') },
       { find: /^@testreport\/server\/testing$/, replacement: src('./packages/server/src/testing/index.ts') },
       { find: /^@testreport\/server$/, replacement: src('./packages/server/src/index.ts') },

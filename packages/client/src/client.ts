@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { endpoints, type BodyOf, type EndpointDef, type OperationId, type ParamsOf, type QueryOf, type ResponseOf } from '@testreport/contract';
+import type { BodyOf, OperationId, ParamsOf, QueryOf, ResponseOf } from '@testreport/contract';
+import { routes, type RouteDef } from '@testreport/contract/core';
 import type { Me } from '@testreport/contract';
 import { assertUsableKey, normalizeSessionCookie } from './core/credentials.js';
 import { ApiError, AuthenticationError, PermissionError, NotFoundError } from './core/errors.js';
@@ -89,7 +90,7 @@ export interface CallResult<K extends OperationId> {
 }
 
 /** The session cookie is never sent to operations that need no credentials, except to end it. */
-const sendsCredentials = (op: OperationId, def: EndpointDef) => def.auth !== 'public' || op === 'auth.logout';
+const sendsCredentials = (op: OperationId, def: RouteDef) => def.auth !== 'public' || op === 'auth.logout';
 /**
  * Login gets a fresh Idempotency-Key per attempt: a replayed login answer could not carry the
  * Set-Cookie of the first one, and a second session is harmless.
@@ -233,7 +234,7 @@ export class TestReportClient {
 
   /** Like request, with the status and headers of the answer. */
   async call<K extends OperationId>(op: K, args: CallArgs<K> | RawCall = {}, opts: RequestOptions = {}): Promise<CallResult<K>> {
-    const def: EndpointDef = endpoints[op];
+    const def: RouteDef = routes[op];
     const raw = 'multipart' in args ? args : undefined;
     const json = raw ? undefined : (args as CallArgs<K>);
     const base = def.base === 'api' ? this.baseUrl : this.appUrl;
@@ -269,11 +270,12 @@ export class TestReportClient {
       bodyFailure: raw?.bodyFailure,
     });
     const parsed = parseJson(res.text, res.status, res.headers, `${def.method} ${path}`);
-    const data = (this.validateResponses ? def.response.parse(parsed) : parsed) as ResponseOf<K>;
+    // The schemas (and zod) load only for a client that validates: most callers never pay for them.
+    const data = (this.validateResponses ? (await import('@testreport/contract')).endpoints[op].response.parse(parsed) : parsed) as ResponseOf<K>;
     return { data, status: res.status, headers: res.headers };
   }
 
-  private credentialHeaders(op: OperationId, def: EndpointDef): Record<string, string> {
+  private credentialHeaders(op: OperationId, def: RouteDef): Record<string, string> {
     if (this.cookie) return { Cookie: this.cookie };
     if (def.auth === 'user' && !this.apiKey) {
       throw new AuthenticationError({

@@ -1,20 +1,8 @@
 import { z } from 'zod';
 
-/** Bounds and caps settled by decisions §4; exported so server, SDK and docs agree. */
-export const LIMITS = {
-  titleChars: 1_000,
-  nameChars: 200,
-  outputBytes: 1024 * 1024,
-  errorTextBytes: 64 * 1024,
-  pageDefault: 50,
-  pageMax: 500,
-  batchMax: 500,
-  historyLength: 20,
-  flakinessWindow: 50,
-  apiKeyMinLength: 16,
-  /** How deep test steps may nest; deeper bodies are refused with a 400 (real suites stay far below). */
-  stepDepth: 100,
-} as const;
+import { LIMITS } from './limits.js';
+
+export { LIMITS };
 
 export const TRUNCATION_MARKER = '\n…[truncated by testreport]';
 

@@ -13,37 +13,9 @@ import * as T from './tests.js';
 import * as Tm from './teams.js';
 import * as W from './webhooks.js';
 import { idParam } from './common.js';
+import { routes, type RouteDef } from './routes.js';
 
-/** Rate-limit groups of spec part 8 and decisions §9. `none` is not limited; `auth` is per client address. */
-export const RATE_GROUPS = {
-  runsRead: 100,
-  runsWrite: 30,
-  testsRead: 200,
-  testsWrite: 60,
-  uploads: 30,
-  projectsTeams: 60,
-  keysWebhooks: 30,
-  flakiness: 60,
-  auth: 20,
-  none: Infinity,
-} as const;
-export type RateGroup = keyof typeof RATE_GROUPS;
-
-/**
- * Who may call: `any` = API key or session; `user` = signed-in user only (account-level actions);
- * `public` = no credentials (account flows).
- */
-export type EndpointAuth = 'any' | 'user' | 'public';
-
-export interface EndpointDef {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Hono-style path, relative to {base_url} (base 'api') or {app_url} (base 'app'). */
-  path: string;
-  base: 'api' | 'app';
-  auth: EndpointAuth;
-  rateGroup: RateGroup;
-  status: 200 | 201;
-  summary: string;
+export interface EndpointDef extends RouteDef {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -53,84 +25,82 @@ export interface EndpointDef {
 }
 
 const e = <D extends EndpointDef>(d: D) => d;
-const api = { base: 'api', auth: 'any' } as const;
-const app = { base: 'app', auth: 'public', rateGroup: 'auth' } as const;
 
-/** The contract: every endpoint the server serves and the SDK calls. Keys are operation ids. */
+/** The contract: every route of `routes.ts` with its schemas. Keys are operation ids. */
 export const endpoints = {
   // Runs
-  'runs.create': e({ ...api, method: 'POST', path: '/runs', rateGroup: 'runsWrite', status: 201, summary: 'Create a run', body: R.runCreate, response: R.runCreated }),
-  'runs.list': e({ ...api, method: 'GET', path: '/runs', rateGroup: 'runsRead', status: 200, summary: 'List runs of a project, newest first', query: R.runListQuery, response: R.runList }),
-  'runs.get': e({ ...api, method: 'GET', path: '/runs/:id', rateGroup: 'runsRead', status: 200, summary: 'Get a run', params: idParam, response: R.run }),
-  'runs.update': e({ ...api, method: 'PATCH', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Update status, counts and duration of a run', params: idParam, body: R.runUpdate, response: R.runUpdated }),
-  'runs.shards': e({ ...api, method: 'GET', path: '/runs/:id/shards', rateGroup: 'runsRead', status: 200, summary: 'Every attempt of every shard of a CI-build run', params: idParam, response: R.shardList }),
-  'runs.complete': e({ ...api, method: 'POST', path: '/runs/:id/complete', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run now from what is stored', params: idParam, response: R.run }),
-  'runs.cancel': e({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled', params: idParam, response: R.run }),
-  'runs.delete': e({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts', params: idParam, response: R.runDeleted }),
-  'runs.summary': e({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run', params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
+  'runs.create': e({ ...routes['runs.create'], body: R.runCreate, response: R.runCreated }),
+  'runs.list': e({ ...routes['runs.list'], query: R.runListQuery, response: R.runList }),
+  'runs.get': e({ ...routes['runs.get'], params: idParam, response: R.run }),
+  'runs.update': e({ ...routes['runs.update'], params: idParam, body: R.runUpdate, response: R.runUpdated }),
+  'runs.shards': e({ ...routes['runs.shards'], params: idParam, response: R.shardList }),
+  'runs.complete': e({ ...routes['runs.complete'], params: idParam, response: R.run }),
+  'runs.cancel': e({ ...routes['runs.cancel'], params: idParam, response: R.run }),
+  'runs.delete': e({ ...routes['runs.delete'], params: idParam, response: R.runDeleted }),
+  'runs.summary': e({ ...routes['runs.summary'], params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
   // Tests
-  'tests.create': e({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result', body: T.testCreate, response: T.testCreated }),
-  'tests.createBatch': e({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing', body: T.testBatchCreate, response: T.testBatchCreated }),
-  'tests.list': e({ ...api, method: 'GET', path: '/tests', rateGroup: 'testsRead', status: 200, summary: 'List test results', query: T.testListQuery, response: T.testList }),
-  'tests.get': e({ ...api, method: 'GET', path: '/tests/:id', rateGroup: 'testsRead', status: 200, summary: 'Get a test result', params: idParam, response: T.test }),
-  'tests.steps': e({ ...api, method: 'GET', path: '/tests/:id/steps', rateGroup: 'testsRead', status: 200, summary: 'Steps of a test in execution order', params: idParam, response: T.testSteps }),
-  'tests.history': e({ ...api, method: 'GET', path: '/tests/:id/history', rateGroup: 'testsRead', status: 200, summary: 'Last 20 results of the same test case, newest first', params: idParam, response: T.testHistory }),
+  'tests.create': e({ ...routes['tests.create'], body: T.testCreate, response: T.testCreated }),
+  'tests.createBatch': e({ ...routes['tests.createBatch'], body: T.testBatchCreate, response: T.testBatchCreated }),
+  'tests.list': e({ ...routes['tests.list'], query: T.testListQuery, response: T.testList }),
+  'tests.get': e({ ...routes['tests.get'], params: idParam, response: T.test }),
+  'tests.steps': e({ ...routes['tests.steps'], params: idParam, response: T.testSteps }),
+  'tests.history': e({ ...routes['tests.history'], params: idParam, response: T.testHistory }),
   // Suites
-  'testSuites.upsert': e({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, summary: 'Create or update a suite (201 created, 200 updated)', body: S.suiteUpsert, response: S.suite }),
-  'testSuites.createBatch': e({ ...api, method: 'POST', path: '/test-suites/batch', rateGroup: 'testsWrite', status: 201, summary: 'Create or update 1–500 suites, all or nothing', body: S.suiteBatchUpsert, response: S.suiteBatchResult }),
-  'testSuites.list': e({ ...api, method: 'GET', path: '/test-suites', rateGroup: 'testsRead', status: 200, summary: 'Suite tree of a run', query: S.suiteListQuery, response: S.suiteTree }),
+  'testSuites.upsert': e({ ...routes['testSuites.upsert'], body: S.suiteUpsert, response: S.suite }),
+  'testSuites.createBatch': e({ ...routes['testSuites.createBatch'], body: S.suiteBatchUpsert, response: S.suiteBatchResult }),
+  'testSuites.list': e({ ...routes['testSuites.list'], query: S.suiteListQuery, response: S.suiteTree }),
   // Flakiness
-  'flakiness.list': e({ ...api, method: 'GET', path: '/flakiness', rateGroup: 'flakiness', status: 200, summary: 'Flaky test cases, highest score first', query: F.flakinessQuery, response: F.flakinessList }),
-  'flakiness.update': e({ ...api, method: 'POST', path: '/flakiness', rateGroup: 'flakiness', status: 200, summary: 'Quarantine or release a test case', body: F.quarantineUpdate, response: F.quarantineResult }),
+  'flakiness.list': e({ ...routes['flakiness.list'], query: F.flakinessQuery, response: F.flakinessList }),
+  'flakiness.update': e({ ...routes['flakiness.update'], body: F.quarantineUpdate, response: F.quarantineResult }),
   // Artifacts
-  'artifacts.upload': e({ ...api, method: 'POST', path: '/upload', rateGroup: 'uploads', status: 201, summary: 'Upload an artifact (multipart/form-data)', multipart: A.uploadFields, response: A.artifact }),
-  'artifacts.list': e({ ...api, method: 'GET', path: '/artifacts', rateGroup: 'runsRead', status: 200, summary: 'Artifacts of a run or test with fresh signed URLs', query: A.artifactListQuery, response: A.artifactList }),
+  'artifacts.upload': e({ ...routes['artifacts.upload'], multipart: A.uploadFields, response: A.artifact }),
+  'artifacts.list': e({ ...routes['artifacts.list'], query: A.artifactListQuery, response: A.artifactList }),
   // Projects and settings
-  'projects.list': e({ ...api, method: 'GET', path: '/projects', rateGroup: 'projectsTeams', status: 200, summary: 'Projects of a team', query: P.projectListQuery, response: P.projectList }),
-  'projects.create': e({ ...api, method: 'POST', path: '/projects', rateGroup: 'projectsTeams', status: 201, summary: 'Create a project', body: P.projectCreate, response: P.project }),
-  'projects.get': e({ ...api, method: 'GET', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Get a project', params: idParam, response: P.project }),
-  'projects.update': e({ ...api, method: 'PATCH', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Rename a project or change its settings', params: idParam, body: P.projectUpdate, response: P.projectUpdated }),
-  'projects.delete': e({ ...api, method: 'DELETE', path: '/projects/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Delete a project and everything it owns', params: idParam, response: P.projectDeleted }),
-  'projects.shardPlan': e({ ...api, method: 'GET', path: '/projects/:id/shard-plan', rateGroup: 'testsRead', status: 200, summary: 'The suite\'s test files split into shards of about equal duration, from recent runs', params: idParam, query: SP.shardPlanQuery, response: SP.shardPlan }),
-  'projects.getSettings': e({ ...api, method: 'GET', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Project settings', params: idParam, response: P.settings }),
-  'projects.updateSettings': e({ ...api, method: 'PATCH', path: '/projects/:id/settings', rateGroup: 'projectsTeams', status: 200, summary: 'Change project settings', params: idParam, body: P.settingsUpdate, response: P.settings }),
+  'projects.list': e({ ...routes['projects.list'], query: P.projectListQuery, response: P.projectList }),
+  'projects.create': e({ ...routes['projects.create'], body: P.projectCreate, response: P.project }),
+  'projects.get': e({ ...routes['projects.get'], params: idParam, response: P.project }),
+  'projects.update': e({ ...routes['projects.update'], params: idParam, body: P.projectUpdate, response: P.projectUpdated }),
+  'projects.delete': e({ ...routes['projects.delete'], params: idParam, response: P.projectDeleted }),
+  'projects.shardPlan': e({ ...routes['projects.shardPlan'], params: idParam, query: SP.shardPlanQuery, response: SP.shardPlan }),
+  'projects.getSettings': e({ ...routes['projects.getSettings'], params: idParam, response: P.settings }),
+  'projects.updateSettings': e({ ...routes['projects.updateSettings'], params: idParam, body: P.settingsUpdate, response: P.settings }),
   // Teams, members, invitations
-  'teams.list': e({ ...api, auth: 'user', method: 'GET', path: '/teams', rateGroup: 'projectsTeams', status: 200, summary: 'Teams the caller belongs to', response: Tm.teamList }),
-  'teams.create': e({ ...api, auth: 'user', method: 'POST', path: '/teams', rateGroup: 'projectsTeams', status: 201, summary: 'Create a team; the caller becomes owner', body: Tm.teamCreate, response: Tm.team }),
-  'teams.update': e({ ...api, auth: 'user', method: 'PATCH', path: '/teams/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Rename a team', params: idParam, body: Tm.teamUpdate, response: Tm.teamUpdated }),
-  'teams.delete': e({ ...api, auth: 'user', method: 'DELETE', path: '/teams/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Delete a team and all its projects', params: idParam, response: Tm.teamDeleted }),
-  'members.list': e({ ...api, auth: 'user', method: 'GET', path: '/team-members', rateGroup: 'projectsTeams', status: 200, summary: 'Members of a team', query: Tm.memberListQuery, response: Tm.memberList }),
-  'members.invite': e({ ...api, auth: 'user', method: 'POST', path: '/team-members', rateGroup: 'projectsTeams', status: 201, summary: 'Invite someone by e-mail', body: Tm.invitationCreate, response: Tm.invitation }),
-  'members.update': e({ ...api, auth: 'user', method: 'PATCH', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, summary: "Change a member's role", params: idParam, body: Tm.memberUpdate, response: Tm.member }),
-  'members.remove': e({ ...api, auth: 'user', method: 'DELETE', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Remove a member from a team', params: idParam, response: Tm.memberDeleted }),
-  'invitations.list': e({ ...api, auth: 'user', method: 'GET', path: '/invitations', rateGroup: 'projectsTeams', status: 200, summary: 'Invitations of a team', query: Tm.invitationListQuery, response: Tm.invitationList }),
-  'invitations.accept': e({ ...api, auth: 'user', method: 'POST', path: '/invitations/accept', rateGroup: 'projectsTeams', status: 200, summary: 'Accept an invitation sent to your e-mail', body: Tm.invitationAccept, response: Tm.invitationAccepted }),
-  'invitations.revoke': e({ ...api, auth: 'user', method: 'DELETE', path: '/invitations/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Revoke a pending invitation', params: idParam, response: Tm.invitationRevoked }),
+  'teams.list': e({ ...routes['teams.list'], response: Tm.teamList }),
+  'teams.create': e({ ...routes['teams.create'], body: Tm.teamCreate, response: Tm.team }),
+  'teams.update': e({ ...routes['teams.update'], params: idParam, body: Tm.teamUpdate, response: Tm.teamUpdated }),
+  'teams.delete': e({ ...routes['teams.delete'], params: idParam, response: Tm.teamDeleted }),
+  'members.list': e({ ...routes['members.list'], query: Tm.memberListQuery, response: Tm.memberList }),
+  'members.invite': e({ ...routes['members.invite'], body: Tm.invitationCreate, response: Tm.invitation }),
+  'members.update': e({ ...routes['members.update'], params: idParam, body: Tm.memberUpdate, response: Tm.member }),
+  'members.remove': e({ ...routes['members.remove'], params: idParam, response: Tm.memberDeleted }),
+  'invitations.list': e({ ...routes['invitations.list'], query: Tm.invitationListQuery, response: Tm.invitationList }),
+  'invitations.accept': e({ ...routes['invitations.accept'], body: Tm.invitationAccept, response: Tm.invitationAccepted }),
+  'invitations.revoke': e({ ...routes['invitations.revoke'], params: idParam, response: Tm.invitationRevoked }),
   // API keys
-  'apiKeys.list': e({ ...api, method: 'GET', path: '/api-keys', rateGroup: 'keysWebhooks', status: 200, summary: 'API keys of a project (masked)', query: K.apiKeyListQuery, response: K.apiKeyList }),
-  'apiKeys.create': e({ ...api, auth: 'user', method: 'POST', path: '/api-keys', rateGroup: 'keysWebhooks', status: 201, summary: 'Create an API key; the full key is returned only here', body: K.apiKeyCreate, response: K.apiKeyCreated }),
-  'apiKeys.update': e({ ...api, auth: 'user', method: 'PATCH', path: '/api-keys/:id', rateGroup: 'keysWebhooks', status: 200, summary: 'Activate or deactivate an API key', params: idParam, body: K.apiKeyUpdate, response: K.apiKeyUpdated }),
-  'apiKeys.delete': e({ ...api, auth: 'user', method: 'DELETE', path: '/api-keys/:id', rateGroup: 'keysWebhooks', status: 200, summary: 'Delete an API key', params: idParam, response: K.apiKeyDeleted }),
+  'apiKeys.list': e({ ...routes['apiKeys.list'], query: K.apiKeyListQuery, response: K.apiKeyList }),
+  'apiKeys.create': e({ ...routes['apiKeys.create'], body: K.apiKeyCreate, response: K.apiKeyCreated }),
+  'apiKeys.update': e({ ...routes['apiKeys.update'], params: idParam, body: K.apiKeyUpdate, response: K.apiKeyUpdated }),
+  'apiKeys.delete': e({ ...routes['apiKeys.delete'], params: idParam, response: K.apiKeyDeleted }),
   // Webhooks
-  'webhooks.list': e({ ...api, method: 'GET', path: '/webhooks', rateGroup: 'keysWebhooks', status: 200, summary: 'Webhooks of a project', query: W.webhookListQuery, response: W.webhookList }),
-  'webhooks.create': e({ ...api, method: 'POST', path: '/webhooks', rateGroup: 'keysWebhooks', status: 201, summary: 'Create a webhook', body: W.webhookCreate, response: W.webhook }),
-  'webhooks.get': e({ ...api, method: 'GET', path: '/webhooks/:id', rateGroup: 'keysWebhooks', status: 200, summary: 'Get a webhook', params: idParam, response: W.webhook }),
-  'webhooks.update': e({ ...api, method: 'PATCH', path: '/webhooks/:id', rateGroup: 'keysWebhooks', status: 200, summary: 'Update a webhook', params: idParam, body: W.webhookUpdate, response: W.webhook }),
-  'webhooks.delete': e({ ...api, method: 'DELETE', path: '/webhooks/:id', rateGroup: 'keysWebhooks', status: 200, summary: 'Delete a webhook', params: idParam, response: W.webhookDeleted }),
-  'webhooks.deliveries': e({ ...api, method: 'GET', path: '/webhooks/:id/deliveries', rateGroup: 'keysWebhooks', status: 200, summary: 'Delivery log of a webhook, newest first', params: idParam, query: W.deliveryListQuery, response: W.deliveryList }),
-  'webhooks.test': e({ ...api, method: 'POST', path: '/webhooks/:id/test', rateGroup: 'keysWebhooks', status: 201, summary: 'Queue a ping delivery', params: idParam, response: W.webhookTestResult }),
+  'webhooks.list': e({ ...routes['webhooks.list'], query: W.webhookListQuery, response: W.webhookList }),
+  'webhooks.create': e({ ...routes['webhooks.create'], body: W.webhookCreate, response: W.webhook }),
+  'webhooks.get': e({ ...routes['webhooks.get'], params: idParam, response: W.webhook }),
+  'webhooks.update': e({ ...routes['webhooks.update'], params: idParam, body: W.webhookUpdate, response: W.webhook }),
+  'webhooks.delete': e({ ...routes['webhooks.delete'], params: idParam, response: W.webhookDeleted }),
+  'webhooks.deliveries': e({ ...routes['webhooks.deliveries'], params: idParam, query: W.deliveryListQuery, response: W.deliveryList }),
+  'webhooks.test': e({ ...routes['webhooks.test'], params: idParam, response: W.webhookTestResult }),
   // Identity
-  me: e({ ...api, method: 'GET', path: '/me', rateGroup: 'none', status: 200, summary: 'Who the caller is', response: M.me }),
+  me: e({ ...routes['me'], response: M.me }),
   // Accounts (on {app_url})
-  'auth.signup': e({ ...app, method: 'POST', path: '/auth/signup', status: 201, summary: 'Create an account; a verification link is mailed', body: Auth.signup, response: Auth.signupResult }),
-  'auth.verifyEmail': e({ ...app, method: 'POST', path: '/auth/verify-email', status: 200, summary: 'Verify an e-mail address with the mailed token', body: Auth.tokenBody, response: Auth.message }),
-  'auth.login': e({ ...app, method: 'POST', path: '/auth/login', status: 200, summary: 'Sign in; sets the session cookie', body: Auth.login, response: Auth.loginResult }),
-  'auth.logout': e({ ...app, auth: 'user', method: 'POST', path: '/auth/logout', status: 200, summary: 'Sign out; ends the session', response: Auth.message }),
-  'auth.forgotPassword': e({ ...app, method: 'POST', path: '/auth/forgot-password', status: 200, summary: 'Mail a password reset link (same answer for unknown e-mails)', body: Auth.forgotPassword, response: Auth.message }),
-  'auth.resetPassword': e({ ...app, method: 'POST', path: '/auth/reset-password', status: 200, summary: 'Set a new password with a reset token; other sessions end', body: Auth.resetPassword, response: Auth.message }),
-  'auth.me': e({ ...app, auth: 'user', rateGroup: 'none', method: 'GET', path: '/auth/me', status: 200, summary: 'The signed-in user and their teams', response: Auth.authMe }),
-  'auth.onboarding': e({ ...app, auth: 'user', method: 'POST', path: '/auth/onboarding', status: 201, summary: 'Create the first team and project of a verified user', body: Auth.onboarding, response: Auth.onboardingResult }),
-} as const satisfies Record<string, EndpointDef>;
+  'auth.signup': e({ ...routes['auth.signup'], body: Auth.signup, response: Auth.signupResult }),
+  'auth.verifyEmail': e({ ...routes['auth.verifyEmail'], body: Auth.tokenBody, response: Auth.message }),
+  'auth.login': e({ ...routes['auth.login'], body: Auth.login, response: Auth.loginResult }),
+  'auth.logout': e({ ...routes['auth.logout'], response: Auth.message }),
+  'auth.forgotPassword': e({ ...routes['auth.forgotPassword'], body: Auth.forgotPassword, response: Auth.message }),
+  'auth.resetPassword': e({ ...routes['auth.resetPassword'], body: Auth.resetPassword, response: Auth.message }),
+  'auth.me': e({ ...routes['auth.me'], response: Auth.authMe }),
+  'auth.onboarding': e({ ...routes['auth.onboarding'], body: Auth.onboarding, response: Auth.onboardingResult }),
+} as const satisfies { [K in keyof typeof routes]: EndpointDef };
 
 export type Endpoints = typeof endpoints;
 export type OperationId = keyof Endpoints;

@@ -13,6 +13,7 @@ export * from './auth.js';
 export * from './me.js';
 export * from './apiKeyFormat.js';
 export * from './shardPlan.js';
+export * from './routes.js';
 export * from './endpoints.js';
 export * from './cookies.js';
 export * from './text.js';

@@ -1,4 +1,4 @@
-import { LIMITS } from './common.js';
+import { LIMITS } from './limits.js';
 
 /**
  * ANSI escapes Playwright and other runners put into messages and output: OSC sequences (hyperlinks,

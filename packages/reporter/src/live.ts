@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { ApiError, InsecureTransportError, KeyValidationError, type TestReportClient } from '@testreport/client';
+import { ApiError, InsecureTransportError, KeyValidationError, type TestReportClient } from '@testreport/client/core';
 import type { RunUpdate } from '@testreport/contract';
 import type { PendingArtifact } from './attachments.js';
 import { Delivery } from './delivery/engine.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { relative, sep } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestError, TestResult, TestStep } from '@playwright/test/reporter';
-import { appendCapped, cleanError, cleanOutput, TEXT_CAPS, type StepInput, type TestCreate } from '@testreport/contract';
+import type { StepInput, TestCreate } from '@testreport/contract';
+import { appendCapped, cleanError, cleanOutput, TEXT_CAPS } from '@testreport/contract/core';
 import type { SuiteRecord, TestBody } from './delivery/records.js';
 
 export type { TestBody };

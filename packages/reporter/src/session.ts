@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { TestReportClient } from '@testreport/client';
-import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract';
+import { TestReportClient } from '@testreport/client/core';
+import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract/core';
 import { artifactsOf } from './attachments.js';
 import { detectCi } from './ci.js';
 import { shardOf } from './ciBuild.js';

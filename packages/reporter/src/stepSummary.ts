@@ -22,7 +22,7 @@ export async function appendStepSummary(client: TestReportClient, runId: string,
   const file = (opts.env ?? process.env).GITHUB_STEP_SUMMARY;
   if (!file) return null;
   // The renderer comes with the SDK, which the caller has loaded already (it passes a client).
-  const { renderRunSummary } = await import('@testreport/client');
+  const { renderRunSummary } = await import('@testreport/client/core');
   const summary = await client.runs.summary(runId, { limit: STEP_SUMMARY_LIMIT, ...(opts.base ? { base: opts.base } : {}) }, opts.signal ? { signal: opts.signal } : undefined);
   await appendStepSummaryText(file, renderRunSummary(summary, { format: 'markdown' }));
   return file;

@@ -1,5 +1,5 @@
 import { KeyValidationError } from './errors.js';
-import { checkApiKey, SESSION_COOKIE } from '@testreport/contract';
+import { checkApiKey, SESSION_COOKIE } from '@testreport/contract/core';
 
 export { SESSION_COOKIE };
 

@@ -1,5 +1,5 @@
 import type { KeyProblem } from '@testreport/contract';
-import { KEY_PROBLEM_MESSAGES } from '@testreport/contract';
+import { KEY_PROBLEM_MESSAGES } from '@testreport/contract/core';
 
 export interface ErrorDetails {
   field?: string;

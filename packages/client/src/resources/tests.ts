@@ -1,5 +1,5 @@
 import type { BodyOf, QueryOf } from '@testreport/contract';
-import { LIMITS } from '@testreport/contract';
+import { LIMITS } from '@testreport/contract/core';
 import type { TestCreate, TestCreated } from '@testreport/contract';
 import { chunk, runBatches, type BulkOptions } from '../core/bulk.js';
 import { ValidationError } from '../core/errors.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { formatApiKey } from '@testreport/contract';
+import { formatApiKey } from '@testreport/contract/core';
 import { TestReportClient, type ClientOptions } from '../index.js';
 
 /** msw (test-only) for what a real server cannot do on cue: resets, 503 bursts, Retry-After, stalls. */

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { ARTIFACT_RULES, artifactRefusal, artifactTypeOf, bodyFileName, type ArtifactType } from '@testreport/contract';
+import { ARTIFACT_RULES, artifactRefusal, artifactTypeOf, bodyFileName, type ArtifactType } from '@testreport/contract/core';
 
 /** An attachment as Playwright (live or in its JSON report) describes it: a file, or a body in memory. */
 export interface AttachmentInput {

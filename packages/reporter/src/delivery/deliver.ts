@@ -1,4 +1,4 @@
-import { LIMITS } from '@testreport/contract';
+import { LIMITS } from '@testreport/contract/core';
 import type { Delivery } from './engine.js';
 import type { ArtifactJob, FinishRecord, RecordKind, RunRecord, SuiteRecord, TestBody } from './records.js';
 

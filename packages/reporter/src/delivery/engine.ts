@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { ApiError, taskPool, type TaskPool, type TestReportClient } from '@testreport/client';
-import { LIMITS, type RunUpdate } from '@testreport/contract';
+import { ApiError, taskPool, type TaskPool, type TestReportClient } from '@testreport/client/core';
+import type { RunUpdate } from '@testreport/contract';
+import { LIMITS } from '@testreport/contract/core';
 import type { AckRecord, ArtifactJob, BatchRecord, RecordKind, RunBody, SuiteRecord } from './records.js';
 
 export type Ack = Omit<AckRecord, 't'>;

@@ -1,0 +1,16 @@
+// Free of zod, like everything `core.ts` exports: clients that need only the numbers load no schemas.
+/** Bounds and caps settled by decisions §4; exported so server, SDK and docs agree. */
+export const LIMITS = {
+  titleChars: 1_000,
+  nameChars: 200,
+  outputBytes: 1024 * 1024,
+  errorTextBytes: 64 * 1024,
+  pageDefault: 50,
+  pageMax: 500,
+  batchMax: 500,
+  historyLength: 20,
+  flakinessWindow: 50,
+  apiKeyMinLength: 16,
+  /** How deep test steps may nest; deeper bodies are refused with a 400 (real suites stay far below). */
+  stepDepth: 100,
+} as const;
