@@ -1,5 +1,4 @@
 import { z } from 'zod';
-
 import { LIMITS } from './limits.js';
 
 export { LIMITS };

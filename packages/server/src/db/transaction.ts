@@ -105,6 +105,12 @@ export function scopedDialect(dialect: Dialect): { dialect: Dialect; register(db
   };
 }
 
+/** Whether this async call chain is inside a live `inTransaction` of `db`. */
+function inOpenTransaction(db: Db): boolean {
+  const s = current.getStore();
+  return s !== undefined && s.driver === drivers.get(db) && !s.done;
+}
+
 /**
  * Runs `fn` in one transaction that every query through `db` below it joins. Inside an enclosing
  * `inTransaction`, it is a savepoint of that transaction instead.
@@ -112,8 +118,7 @@ export function scopedDialect(dialect: Dialect): { dialect: Dialect; register(db
 export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   const driver = drivers.get(db);
   if (!driver) throw new Error('inTransaction needs a database opened by openDatabase()');
-  const s = current.getStore();
-  if (s && s.driver === driver && !s.done) return db.transaction().execute(() => fn());
+  if (inOpenTransaction(db)) return db.transaction().execute(() => fn());
   return driver.run(fn);
 }
 
@@ -125,15 +130,12 @@ export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T>
  * (its sub-journal): ≈ 9 µs per stored result in a 500-test batch (docs/benchmarks.md).
  */
 export async function joinTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const s = current.getStore();
-  if (s && s.driver === drivers.get(db) && !s.done) return fn();
-  return inTransaction(db, fn);
+  return inOpenTransaction(db) ? fn() : inTransaction(db, fn);
 }
 
 /** A savepoint inside the current transaction of `db`, so `fn`'s failure undoes only its own writes; outside one, just `fn`. */
 export async function inSavepoint<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const s = current.getStore();
-  return s && s.driver === drivers.get(db) && !s.done ? db.transaction().execute(() => fn()) : fn();
+  return inOpenTransaction(db) ? db.transaction().execute(() => fn()) : fn();
 }
 
 /**
