@@ -182,7 +182,7 @@ describe('many servers on one PostgreSQL database', () => {
     for (const s of [a, b]) {
       const res = await fetch(`${s.url}/healthz`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ok', database: 'ok', storage: 'ok' });
+      expect(await res.json()).toEqual({ status: 'ok', database: 'ok', storage: 'ok', disk: 'ok' });
     }
     inspectClosed = true;
     await inspect.close();
@@ -190,7 +190,7 @@ describe('many servers on one PostgreSQL database', () => {
     for (const s of [a, b]) {
       const res = await fetch(`${s.url}/healthz`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ status: 'unavailable', database: 'unreachable', storage: 'ok' });
+      expect(await res.json()).toEqual({ status: 'unavailable', database: 'unreachable', storage: 'ok', disk: 'ok' });
     }
   });
 });

@@ -69,6 +69,10 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'NOT_IMPLEMENTED',
+  // Outages (a database restarting, the object store away, a full disk): answered with Retry-After,
+  // nothing was written, and clients retry the same request (docs/api.md).
+  'SERVICE_UNAVAILABLE',
+  'INSUFFICIENT_STORAGE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

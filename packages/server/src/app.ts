@@ -32,9 +32,9 @@ export interface TestReportApp {
 /** Builds the whole server in-process (database migrated, services wired) without listening. */
 export async function createApp(input: ConfigInput = {}): Promise<TestReportApp> {
   const config = resolveConfig(input);
-  const { db, close: closeDb } = openDatabase(config.databaseUrl);
-  await migrateToLatest(db);
   const logger = config.logger;
+  const { db, close: closeDb } = openDatabase(config.databaseUrl, { warn: (m, d) => logger.warn(m, d) });
+  await migrateToLatest(db);
   const authz = createAuthz(createAuthzRepo(db));
   const services = createServices({
     db,

@@ -3,6 +3,7 @@ import type { ServerConfig } from '../config.js';
 import { createLocalArtifactStore } from './localStore.js';
 import { createS3ArtifactStore } from './s3Store.js';
 import type { ArtifactStore } from './store.js';
+import { withOutageAnswers } from './storeOutages.js';
 
 // S3 bucket naming rules (3–63 lowercase letters, digits, dots, hyphens); the prefix uses key segments.
 const S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
@@ -20,6 +21,10 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
 
 /** The one place that picks where artifact bytes live: `--storage` / TESTREPORT_STORAGE, else the data dir. */
 export function storeFromConfig(config: ServerConfig): ArtifactStore {
+  return withOutageAnswers(chooseStore(config));
+}
+
+function chooseStore(config: ServerConfig): ArtifactStore {
   if (!config.storage) return createLocalArtifactStore(join(config.dataDir, 'artifacts'));
   const { bucket, prefix } = parseS3Url(config.storage);
   const { s3 } = config;

@@ -64,8 +64,8 @@ export interface OpenedDatabase {
  * Opens the database named by `url` with the dialect that handles it (`dialects/`). Services and
  * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
-export function openDatabase(url: string, opts: { log?: LogConfig } = {}): OpenedDatabase {
-  const { dialect, plugins, close } = dialectFor(url).open(url);
+export function openDatabase(url: string, opts: { log?: LogConfig; warn?: (message: string, detail?: unknown) => void } = {}): OpenedDatabase {
+  const { dialect, plugins, close } = dialectFor(url).open(url, { warn: opts.warn });
   const scoped = scopedDialect(dialect);
   const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins, log: opts.log });
   scoped.register(db);

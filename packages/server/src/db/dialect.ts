@@ -15,6 +15,11 @@ export interface DialectSupport {
   /** A failed insert/update that hit a unique index or primary key. */
   isUniqueViolation(err: unknown): boolean;
   /**
+   * An error of this driver that is an outage, not a fault of the request: `full` (the disk is full)
+   * or `unavailable` (restarting, shutting down, connection lost); undefined otherwise.
+   */
+  outage(err: unknown): 'full' | 'unavailable' | undefined;
+  /**
    * Column types of the portable representations (see `values.ts`): booleans are 0/1 integers, JSON
    * is text, timestamps are ISO-8601 UTC text, so rows read the same on every dialect. `float` is
    * SQLite's 8-byte `real`; PostgreSQL's `real` is 4 bytes, so there it is `double precision`.
@@ -49,5 +54,5 @@ export interface DialectSupport {
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
    */
-  open(url: string): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
+  open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
 }

@@ -1,11 +1,17 @@
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../lib/logger.js';
+import { databaseOutage } from '../db/errors.js';
 import { AppError } from '../lib/errors.js';
 import './context.js';
 
 /** The one place where errors become the envelope of decisions §3. Never leaks a stack trace. */
 export function toErrorResponse(err: unknown, c: Context, logger: Logger): Response {
+  const outage = err instanceof AppError ? undefined : databaseOutage(err);
+  if (outage) {
+    logger.warn(`${outage.status} on ${c.req.method} ${c.req.path}: ${err instanceof Error ? err.message : String(err)}`);
+    err = outage;
+  }
   if (err instanceof AppError) {
     const body = { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
     return c.json(body, err.status as 400, err.headers);

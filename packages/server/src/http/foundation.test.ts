@@ -13,7 +13,7 @@ describe('foundation', () => {
   it('answers /healthz', async () => {
     const res = await fetch(`${t.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok', database: 'ok', storage: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok', storage: 'ok', disk: 'ok' });
   });
 
   it('answers 503 on /healthz, naming the artifact store, when it cannot be used', async () => {
@@ -26,7 +26,7 @@ describe('foundation', () => {
     try {
       const res = await fetch(`${t.url}/healthz`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ status: 'unavailable', database: 'ok', storage: 'unreachable' });
+      expect(await res.json()).toEqual({ status: 'unavailable', database: 'ok', storage: 'unreachable', disk: 'ok' });
     } finally {
       rmSync(artifacts);
       renameSync(`${artifacts}.away`, artifacts);

@@ -65,6 +65,8 @@ export function buildOpenApi(appUrl: string) {
   const components = new Components();
   const paths: Record<string, Record<string, unknown>> = {};
   const error = { description: 'Error', content: { 'application/json': { schema: components.toSchema(errorBody, 'output') } } };
+  const retryAfter = { 'Retry-After': { description: 'Seconds to wait before sending the same request again', schema: { type: 'integer', minimum: 0 } } };
+  const outage = (description: string) => ({ ...error, description, headers: retryAfter });
   for (const op of operationIds) {
     const def: EndpointDef = endpoints[op];
     const path = openApiPath((def.base === 'api' ? API_PREFIX : '') + def.path);
@@ -79,6 +81,10 @@ export function buildOpenApi(appUrl: string) {
       responses: {
         [String(def.status)]: { description: 'OK', content: { 'application/json': { schema: components.toSchema(def.response, 'output') } } },
         '400': error, '401': error, '403': error, '404': error, '429': error,
+        '500': error,
+        '503': outage('SERVICE_UNAVAILABLE: the database or the artifact store cannot be reached right now; nothing was written'),
+        // Only writes need room on the server's disk.
+        ...(def.method === 'GET' ? {} : { '507': outage('INSUFFICIENT_STORAGE: the server\'s disk is full; nothing was written') }),
       },
     };
   }

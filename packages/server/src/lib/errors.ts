@@ -62,3 +62,22 @@ export class NotImplementedError extends AppError {
     super(501, 'NOT_IMPLEMENTED', `${what} is not implemented yet`);
   }
 }
+
+/**
+ * Outages: nothing of the request was written, and the same request is worth sending again after
+ * `Retry-After` seconds (the SDK, reporter and CLI do). See `lib/outage.ts` for what counts as one.
+ */
+export class ServiceUnavailableError extends AppError {
+  constructor(what: string, retryAfterSeconds: number) {
+    super(503, 'SERVICE_UNAVAILABLE', `${what} cannot be reached right now; retry in ${retryAfterSeconds} s`, { retryAfter: retryAfterSeconds }, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}
+export class InsufficientStorageError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(507, 'INSUFFICIENT_STORAGE', `The server's disk is full; nothing was stored. Retry in ${retryAfterSeconds} s`, { retryAfter: retryAfterSeconds }, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}

@@ -35,6 +35,8 @@ function typesOf(db: Kysely<any>, table: string): Promise<Map<string, string>> {
   return types;
 }
 
+const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
 /** Connections per server process; N servers share the database's max_connections (100 by default). */
 const POOL_SIZE = 10;
 
@@ -44,6 +46,17 @@ export const postgres: DialectSupport = {
   maxBoundParams: 65_535,
   // 23505 unique_violation (a primary key is a unique index too).
   isUniqueViolation: (err) => err instanceof Error && (err as { code?: string }).code === '23505',
+  outage(err) {
+    if (!(err instanceof Error)) return undefined;
+    const code = (err as { code?: string }).code ?? '';
+    if (code === '53100') return 'full'; // disk_full
+    // 08: connection exceptions; 57P01-03: admin/crash shutdown, cannot connect now (starting up,
+    // shutting down, recovering); 53: insufficient resources (out of memory, too many connections).
+    if (/^(08|53)/.test(code) || ['57P01', '57P02', '57P03'].includes(code)) return 'unavailable';
+    // Errors of pg itself when the server closes the connection or the pool cannot get one.
+    if (PG_CONNECTION_LOST.test(err.message)) return 'unavailable';
+    return undefined;
+  },
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'double precision' },
   sharedByServers: true,
   /**

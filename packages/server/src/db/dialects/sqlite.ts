@@ -96,6 +96,13 @@ export const sqlite: DialectSupport = {
   isUniqueViolation: (err) =>
     err instanceof Error &&
     (['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes((err as { code?: string }).code ?? '') || /UNIQUE constraint failed/i.test(err.message)),
+  // better-sqlite3's codes are extended result codes (SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT, …).
+  outage(err) {
+    const code = err instanceof Error ? (err as { code?: string }).code ?? '' : '';
+    if (code === 'SQLITE_FULL') return 'full';
+    if (/^SQLITE_(IOERR|BUSY|CANTOPEN|PROTOCOL)/.test(code)) return 'unavailable';
+    return undefined;
+  },
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'real' },
   // One SQLite file, one server: the process is alone, so exclusive work just runs.
   sharedByServers: false,
@@ -107,7 +114,7 @@ export const sqlite: DialectSupport = {
     await runPerRow(db, rows, (part) => db.insertInto(table).values(part), statementsOf(db));
   },
   writeMany: (db, rows, build) => runPerRow(db, rows, build, statementsOf(db)),
-  open(url) {
+  open(url, opts = {}) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);
     const db = new Database(file);
@@ -119,7 +126,7 @@ export const sqlite: DialectSupport = {
     const onDisk = file !== ':memory:' && file !== '';
     // Checkpoints run on a thread of their own, not inside the COMMIT of a request (docs/benchmarks.md).
     if (onDisk) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-    const checkpointer = onDisk ? startCheckpointer(file) : undefined;
+    const checkpointer = onDisk ? startCheckpointer(file, opts.warn) : undefined;
     const statements = withStatementCache(db, checkpointer);
     const dialect = new SqliteDialect({ database: statements });
     return {

@@ -16,10 +16,18 @@ const MIN_GAP_MS = 100;
 const COMMITS = 0;
 const STOP = 1;
 
+/** After a failed checkpoint (a full disk, an I/O error) the thread tries again this much later. */
+const RETRY_MS = 1_000;
+/** A thread that died anyway (it could not open the file) is started again this much later. */
+const RESTART_MS = 1_000;
+
 // CommonJS run by `new Worker(…, { eval: true })`: the bundle needs no second entry file. The
 // thread has nothing else to do, so it blocks in Atomics.wait until a commit (or the idle timeout).
+// A failed checkpoint (SQLITE_FULL when the disk is full: a checkpoint may grow the database file)
+// is reported once and tried again: the thread must outlive the outage, or the WAL grows unchecked
+// after it (issue 26).
 const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
+const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const signal = new Int32Array(workerData.signal);
 const db = new Database(workerData.file, { fileMustExist: true });
@@ -28,11 +36,21 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('synchronous = FULL');
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let last = 0;
+let failing = false;
 while (Atomics.load(signal, ${STOP}) === 0) {
   const seen = Atomics.load(signal, ${COMMITS});
   const wait = last + workerData.minGapMs - performance.now();
   if (wait > 0) Atomics.wait(pause, 0, 0, wait);
-  db.pragma('wal_checkpoint(PASSIVE)');
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    if (failing) parentPort.postMessage({ recovered: true });
+    failing = false;
+  } catch (err) {
+    if (!failing) parentPort.postMessage({ failed: (err.code ? err.code + ': ' : '') + err.message });
+    failing = true;
+    Atomics.wait(signal, ${STOP}, 0, workerData.retryMs);
+    continue;
+  }
   last = performance.now();
   Atomics.wait(signal, ${COMMITS}, seen, workerData.idleMs);
 }
@@ -53,22 +71,44 @@ export interface Checkpointer {
  * WAL starts over small; the server's connection keeps a high threshold as the fallback. Measured
  * in docs/benchmarks.md.
  */
-export function startCheckpointer(file: string): Checkpointer {
+export function startCheckpointer(file: string, warn: (message: string, detail?: unknown) => void = () => {}): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const signal = new Int32Array(new SharedArrayBuffer(8));
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } });
-  // Never what keeps a process alive; if it fails, SQLite's own checkpoints (the fallback) remain.
-  worker.unref();
-  worker.on('error', () => {});
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let stopping = false;
+  let worker: Worker;
+  let exited: Promise<void>;
+  let restart: NodeJS.Timeout | undefined;
+  const spawn = () => {
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS, retryMs: RETRY_MS } });
+    // Never what keeps a process alive; while it is down, SQLite's own checkpoints (the fallback) remain.
+    worker.unref();
+    worker.on('message', (m: { failed?: string; recovered?: boolean }) => {
+      if (m.failed) warn(`SQLite checkpoints are failing (${m.failed}); the WAL grows until they succeed again`);
+      if (m.recovered) warn('SQLite checkpoints succeed again');
+    });
+    worker.on('error', (err) => warn('the SQLite checkpoint thread failed; starting it again', err));
+    exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        if (!stopping) {
+          restart = setTimeout(spawn, RESTART_MS);
+          restart.unref();
+        }
+        resolve();
+      }),
+    );
+  };
+  spawn();
   return {
     committed() {
       Atomics.add(signal, COMMITS, 1);
       Atomics.notify(signal, COMMITS);
     },
     async stop() {
+      stopping = true;
+      clearTimeout(restart);
       Atomics.store(signal, STOP, 1);
       Atomics.notify(signal, COMMITS);
+      Atomics.notify(signal, STOP);
       await exited;
     },
   };
