@@ -35,7 +35,7 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Per attempt. Default 30 000. */
   timeoutMs?: number;
-  /** Retries on connection errors, time-outs, 429 and 502/503/504. Default 3. */
+  /** Retries on connection errors, time-outs, 429, 502/503/504/507, and 500 of idempotent requests (every write the SDK sends carries an Idempotency-Key). Default 3. */
   maxRetries?: number;
   /** Total time for one call including retries and waits. Default 60 000. */
   retryBudgetMs?: number;

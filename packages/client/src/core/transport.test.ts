@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError, ConflictError, ConnectionError, NotFoundError, PayloadTooLargeError, PermissionError, RateLimitError, ServerError, ValidationError,
 } from '../index.js';
-import { MOCK_BASE, mockClient, useMockApi } from '../testing/mockApi.js';
+import { MOCK_BASE, MOCK_URL, mockClient, useMockApi } from '../testing/mockApi.js';
 import { VERSION } from '../version.js';
 
 const { server, seen } = useMockApi();
@@ -84,12 +84,36 @@ describe('retries', () => {
     expect(seen.length).toBeLessThan(51);
   });
 
-  it('does not retry 500: the server rolled the write back and would fail the same way again', async () => {
-    sequence('post', '/runs', [() => HttpResponse.json(errorBody('INTERNAL_ERROR', 'Unexpected server error'), { status: 500 })]);
-    const err = await mockClient().runs.create(runBody).catch((e) => e);
+  it('retries a 500 of an idempotent request (a POST with its Idempotency-Key, a GET): the server rolled it back', async () => {
+    sequence('post', '/tests/batch', [
+      () => HttpResponse.json(errorBody('INTERNAL_ERROR', 'Unexpected server error'), { status: 500 }),
+      () => HttpResponse.json({ data: [] }, { status: 201 }),
+    ]);
+    expect(await mockClient().tests.createBatch([], { idempotencyKey: 'b-500' })).toEqual({ data: [] });
+    expect(seen.map((r) => r.headers.get('idempotency-key'))).toEqual(['b-500', 'b-500']);
+    sequence('get', '/runs/r-1', [() => HttpResponse.json(errorBody('INTERNAL_ERROR', 'oops'), { status: 500 }), () => HttpResponse.json(created)]);
+    expect(await mockClient().runs.get('r-1')).toEqual(created);
+    expect(seen).toHaveLength(4);
+  });
+
+  it('does not retry a 500 of a request without a stable Idempotency-Key (login: a fresh key per attempt)', async () => {
+    server.use(http.post(`${MOCK_URL}/auth/login`, () => HttpResponse.json(errorBody('INTERNAL_ERROR', 'oops'), { status: 500 })));
+    const err = await mockClient({ apiKey: undefined }).auth.login({ email: 'a@example.test', password: 'pw-pw-pw-pw' }).catch((e) => e);
     expect(err).toBeInstanceOf(ServerError);
-    expect(err.code).toBe('INTERNAL_ERROR');
     expect(seen).toHaveLength(1);
+  });
+
+  it('waits at least what Retry-After says on 503 and 507 (an outage) before sending the same request again', async () => {
+    sequence('post', '/tests/batch', [
+      () => HttpResponse.json(errorBody('SERVICE_UNAVAILABLE', 'The database cannot be reached right now'), { status: 503, headers: { 'Retry-After': '1' } }),
+      () => HttpResponse.json(errorBody('INSUFFICIENT_STORAGE', 'disk full'), { status: 507, headers: { 'Retry-After': '1' } }),
+      () => HttpResponse.json({ data: [] }, { status: 201 }),
+    ]);
+    expect(await mockClient({ retryBaseMs: 10 }).tests.createBatch([])).toEqual({ data: [] });
+    expect(seen).toHaveLength(3);
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(seen[2]!.at - seen[1]!.at).toBeGreaterThanOrEqual(1000);
+    expect(new Set(seen.map((r) => r.headers.get('idempotency-key'))).size).toBe(1);
   });
 
   it('does not retry other 4xx answers', async () => {
