@@ -19,9 +19,9 @@ export function assertServerBuilt(): void {
 }
 
 /** `reporter-server init --json` on `dataDir`: the owner, team, project and one API key. */
-export function initDataDir(dataDir: string): { projectId: string; apiKey: string } {
+export function initDataDir(dataDir: string, env: Record<string, string> = {}): { projectId: string; apiKey: string } {
   const r = spawnSync(process.execPath, [SERVER_BIN, 'init', '--data-dir', dataDir, '--email', 'owner@example.test', '--password', 'crash-test-pw', '--json'], {
-    env: serverEnv({}),
+    env: serverEnv(env),
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);

@@ -26,6 +26,10 @@ export interface SwiftS3 {
   contents(bucket: string, prefix: string): Promise<string[]>;
   /** A bucket created at start. */
   bucket: string;
+  /** Stops the Swift servers (the S3 API refuses connections); their data stays for start(). */
+  stop(): Promise<void>;
+  /** Starts the stopped servers again, resolving once every one accepts connections. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,18 +75,15 @@ export async function startSwift(): Promise<SwiftS3> {
   // A test runner that dies without its afterAll must not leave Swift servers running.
   const killAll = () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL'));
   process.once('exit', killAll);
+  const exitOf = (c: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+    });
   const close = async () => {
     process.off('exit', killAll);
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once('exit', () => resolve());
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(children.map(exitOf));
     rmSync(dir, { recursive: true, force: true });
   };
   const start = (label: string, cmd: string, args: string[]) => {
@@ -92,12 +93,11 @@ export async function startSwift(): Promise<SwiftS3> {
     child.stderr!.on('data', keep);
     children.push(child);
   };
-
-  try {
-    await run(PYTHON, [join(dir, 'build_rings.py'), dir, `account=${ports.account}`, `container=${ports.container}`, `object=${ports.object}`]);
-    start('memcached', 'memcached', ['-l', '127.0.0.1', '-p', String(ports.memcached), '-U', '0', ...(process.getuid?.() === 0 ? ['-u', 'root'] : [])]);
+  const startSwiftServers = () => {
     for (const kind of Object.keys(confs)) start(kind, PYTHON, [join(dir, 'run_server.py'), dir, join(dir, `${kind}.conf`), kind]);
-
+  };
+  const swiftServers = () => children.filter((c) => c.spawnargs.includes(join(dir, 'run_server.py')));
+  const waitForPorts = async () => {
     // Generous: four Python servers importing Swift on a busy CI machine take a while.
     const deadline = Date.now() + 90_000;
     for (const port of Object.values(ports)) {
@@ -107,6 +107,13 @@ export async function startSwift(): Promise<SwiftS3> {
         await new Promise((r) => setTimeout(r, 100));
       }
     }
+  };
+
+  try {
+    await run(PYTHON, [join(dir, 'build_rings.py'), dir, `account=${ports.account}`, `container=${ports.container}`, `object=${ports.object}`]);
+    start('memcached', 'memcached', ['-l', '127.0.0.1', '-p', String(ports.memcached), '-U', '0', ...(process.getuid?.() === 0 ? ['-u', 'root'] : [])]);
+    startSwiftServers();
+    await waitForPorts();
   } catch (err) {
     await close();
     throw err;
@@ -139,6 +146,15 @@ export async function startSwift(): Promise<SwiftS3> {
       return [...found, ...(uploads.Uploads ?? []).map((u) => `unfinished upload of ${u.Key}`)];
     },
     bucket,
+    async stop() {
+      const stopping = swiftServers();
+      await Promise.all(stopping.map(exitOf));
+      children.splice(0, children.length, ...children.filter((c) => !stopping.includes(c)));
+    },
+    async start() {
+      startSwiftServers();
+      await waitForPorts();
+    },
     async close() {
       admin.destroy();
       await close();
