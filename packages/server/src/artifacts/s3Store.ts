@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   S3Client,
   type S3ClientConfig,
@@ -13,6 +15,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertArtifactKey, type ArtifactStore } from './store.js';
+import { storeOutage } from './storeOutages.js';
 
 export interface S3ConnectionOptions {
   /** Omitted for AWS itself; e.g. `http://127.0.0.1:9000` for MinIO, Ceph, Swift s3api, R2. */
@@ -65,6 +68,31 @@ export function createS3Client(o: S3ConnectionOptions): S3Client {
   return client;
 }
 
+/** How long, and how often, the parts of an upload cut off by an outage are tried to be removed. */
+const ABANDONED_PATIENCE_MS = 30 * 60_000;
+const ABANDONED_MAX_GAP_MS = 10_000;
+
+/**
+ * Removes what is left of a multipart upload of `Key` that failed because the store went away:
+ * lib-storage's own abort failed too then, and the parts would stay (invisible, but billed) until
+ * a bucket lifecycle rule ends them. Tried again with backoff until the store answers; keys are
+ * unique per artifact, so every unfinished upload of `Key` is the failed one. Best effort: a
+ * server that stops meanwhile leaves them to the lifecycle rule (docs/deploy.md).
+ */
+function abandonUpload(client: S3Client, Bucket: string, Key: string): void {
+  const until = Date.now() + ABANDONED_PATIENCE_MS;
+  const attempt = async (gap: number): Promise<void> => {
+    try {
+      const { Uploads = [] } = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: Key }));
+      for (const u of Uploads) if (u.Key === Key) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: u.UploadId }));
+    } catch {
+      if (Date.now() + gap > until) return;
+      setTimeout(() => void attempt(Math.min(gap * 2, ABANDONED_MAX_GAP_MS)), gap).unref();
+    }
+  };
+  void attempt(1_000);
+}
+
 const isNotFound = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
@@ -100,7 +128,12 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
         })(),
       );
       const upload = new Upload({ client, params: { Bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
-      await upload.done();
+      try {
+        await upload.done();
+      } catch (err) {
+        if (storeOutage(err)) abandonUpload(client, Bucket, Key);
+        throw err;
+      }
       return { size };
     },
 
