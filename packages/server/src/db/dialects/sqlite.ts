@@ -31,6 +31,7 @@ function createPrivate(file: string) {
 }
 
 const MAX_BOUND_PARAMS = 32_766;
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Distinct statement texts kept prepared: every query the server makes, with room to spare. */
 const STATEMENT_CACHE = 500;
 
@@ -126,6 +127,9 @@ export const sqlite: DialectSupport = {
     const onDisk = file !== ':memory:' && file !== '';
     // Checkpoints run on a thread of their own, not inside the COMMIT of a request (docs/benchmarks.md).
     if (onDisk) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    // The WAL file keeps the size of its longest run without a checkpoint (a full disk, a long read):
+    // when it starts over it gives back what is beyond this, so an outage does not cost space forever.
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     const checkpointer = onDisk ? startCheckpointer(file, opts.warn) : undefined;
     const statements = withStatementCache(db, checkpointer);
     const dialect = new SqliteDialect({ database: statements });

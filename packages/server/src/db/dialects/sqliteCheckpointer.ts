@@ -16,16 +16,15 @@ const MIN_GAP_MS = 100;
 const COMMITS = 0;
 const STOP = 1;
 
-/** After a failed checkpoint (a full disk, an I/O error) the thread tries again this much later. */
+/** After a failed checkpoint (a full disk, an I/O error) a new thread tries again this much later. */
 const RETRY_MS = 1_000;
-/** A thread that died anyway (it could not open the file) is started again this much later. */
-const RESTART_MS = 1_000;
 
 // CommonJS run by `new Worker(…, { eval: true })`: the bundle needs no second entry file. The
 // thread has nothing else to do, so it blocks in Atomics.wait until a commit (or the idle timeout).
 // A failed checkpoint (SQLITE_FULL when the disk is full: a checkpoint may grow the database file)
-// is reported once and tried again: the thread must outlive the outage, or the WAL grows unchecked
-// after it (issue 26).
+// ends the thread, which is reported and started again with a fresh connection: after a failed
+// write SQLite's connection can keep failing even once there is room again, and the thread must
+// outlive the outage, or the WAL grows unchecked after it (issue 26).
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -36,25 +35,25 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('synchronous = FULL');
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let last = 0;
-let failing = false;
+let first = true;
 while (Atomics.load(signal, ${STOP}) === 0) {
   const seen = Atomics.load(signal, ${COMMITS});
   const wait = last + workerData.minGapMs - performance.now();
   if (wait > 0) Atomics.wait(pause, 0, 0, wait);
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
-    if (failing) parentPort.postMessage({ recovered: true });
-    failing = false;
   } catch (err) {
-    if (!failing) parentPort.postMessage({ failed: (err.code ? err.code + ': ' : '') + err.message });
-    failing = true;
-    Atomics.wait(signal, ${STOP}, 0, workerData.retryMs);
-    continue;
+    parentPort.postMessage({ failed: (err.code ? err.code + ': ' : '') + err.message });
+    break;
   }
+  if (first) parentPort.postMessage({ checkpointed: true });
+  first = false;
   last = performance.now();
   Atomics.wait(signal, ${COMMITS}, seen, workerData.idleMs);
 }
-db.close();
+try {
+  db.close();
+} catch {}
 `;
 
 export interface Checkpointer {
@@ -75,22 +74,27 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const signal = new Int32Array(new SharedArrayBuffer(8));
   let stopping = false;
-  let worker: Worker;
-  let exited: Promise<void>;
+  let failing = false;
+  let exited: Promise<void> = Promise.resolve();
   let restart: NodeJS.Timeout | undefined;
   const spawn = () => {
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS, retryMs: RETRY_MS } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } });
     // Never what keeps a process alive; while it is down, SQLite's own checkpoints (the fallback) remain.
     worker.unref();
-    worker.on('message', (m: { failed?: string; recovered?: boolean }) => {
-      if (m.failed) warn(`SQLite checkpoints are failing (${m.failed}); the WAL grows until they succeed again`);
-      if (m.recovered) warn('SQLite checkpoints succeed again');
+    worker.on('message', (m: { failed?: string; checkpointed?: boolean }) => {
+      if (m.failed && !failing) warn(`SQLite checkpoints are failing (${m.failed}); the WAL grows until they succeed again`);
+      if (m.checkpointed && failing) warn('SQLite checkpoints succeed again');
+      if (m.failed) failing = true;
+      if (m.checkpointed) failing = false;
     });
-    worker.on('error', (err) => warn('the SQLite checkpoint thread failed; starting it again', err));
+    worker.on('error', (err) => {
+      if (!failing) warn('the SQLite checkpoint thread failed; it is started again', err);
+      failing = true;
+    });
     exited = new Promise<void>((resolve) =>
       worker.once('exit', () => {
         if (!stopping) {
-          restart = setTimeout(spawn, RESTART_MS);
+          restart = setTimeout(spawn, RETRY_MS);
           restart.unref();
         }
         resolve();
@@ -108,7 +112,6 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
       clearTimeout(restart);
       Atomics.store(signal, STOP, 1);
       Atomics.notify(signal, COMMITS);
-      Atomics.notify(signal, STOP);
       await exited;
     },
   };
