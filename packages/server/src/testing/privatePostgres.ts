@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -20,14 +20,6 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stops the cluster and removes its files. */
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 /**

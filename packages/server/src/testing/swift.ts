@@ -1,11 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { createS3Client, type S3ConnectionOptions } from '../artifacts/s3Store.js';
+import { freePort } from './ports.js';
 import { BUILD_RINGS_PY, proxyConf, storageServerConf, RUN_SERVER_PY, swiftConf, SWIFT_REGION, SWIFT_S3_CREDENTIALS, type SwiftLayout, type SwiftPorts } from './swiftConfig.js';
 
 const run = promisify(execFile);
@@ -35,14 +36,6 @@ export interface SwiftS3 {
 
 // One file per Debian package: checking them costs nothing, unlike starting Python to try imports.
 const PACKAGE_FILES = ['/usr/bin/swift-proxy-server', '/usr/bin/swift-object-server', '/usr/bin/swift-container-server', '/usr/bin/swift-account-server', '/usr/bin/memcached', '/usr/lib/python3/dist-packages/swift/common/middleware/s3api'];
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
