@@ -28,6 +28,7 @@ import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
 import { createTestService } from './results/service.js';
 import { createWebhookService } from './webhooks/service.js';
+import { createSsoService } from './sso/service.js';
 
 /** Builds every service once per app. Routes reach services only through this object. */
 export function createServices(deps: Deps) {
@@ -50,6 +51,8 @@ export function createServices(deps: Deps) {
     sessions,
     apiKeys,
     accounts: createAccountService(deps, { teams, projects }),
+    /** Single sign-on; null without `--oidc-issuer`. */
+    sso: config.oidc ? createSsoService(deps, config.oidc) : null,
     teams,
     members: createMemberService(deps),
     projects,
