@@ -21,6 +21,13 @@ export class SignInRefused extends AppError {
   }
 }
 
+/** openid-client's error, code and cause (which claim, which check) for the log. */
+function whatFailed(err: unknown): Record<string, unknown> {
+  const e = err as Error & { code?: string; cause?: unknown };
+  const cause = e.cause instanceof Error ? { message: e.cause.message, code: (e.cause as { code?: string }).code } : e.cause;
+  return { error: e.message, code: e.code, cause: cause instanceof Response ? undefined : cause };
+}
+
 const START_AGAIN = 'This sign-in link is not valid any more (already used, expired, or started in another browser). Start again.';
 
 /**
@@ -105,7 +112,7 @@ export function createSsoService(deps: Deps, settings: OidcSettings) {
       try {
         id = await provider.finish(callbackUrl, state);
       } catch (err) {
-        logger.warn('audit: sso sign-in refused: the provider\'s answer failed verification', { error: (err as Error).message, code: (err as { code?: string }).code });
+        logger.warn('audit: sso sign-in refused: the provider\'s answer failed verification', whatFailed(err));
         throw new SignInRefused(`The answer from ${settings.name} could not be verified, so you were not signed in. Start again; if it keeps happening, tell an administrator.`);
       }
       if (!id.email || !id.emailVerified) {
