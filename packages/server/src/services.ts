@@ -45,6 +45,7 @@ export function createServices(deps: Deps) {
   const runs = createRunService(deps);
   const flakiness = createFlakinessService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
+  const members = createMemberService(deps);
 
   const services = {
     deps,
@@ -52,9 +53,9 @@ export function createServices(deps: Deps) {
     apiKeys,
     accounts: createAccountService(deps, { teams, projects }),
     /** Single sign-on; null without `--oidc-issuer`. */
-    sso: config.oidc ? createSsoService(deps, config.oidc) : null,
+    sso: config.oidc ? createSsoService(deps, config.oidc, { users, members }) : null,
     teams,
-    members: createMemberService(deps),
+    members,
     projects,
     runs,
     shardTimeouts,

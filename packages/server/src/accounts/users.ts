@@ -4,6 +4,9 @@ import { hashPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { createUserRepo } from './userRepo.js';
 
+/** Stored instead of a password hash for accounts made by single sign-on. */
+export const NO_PASSWORD = '!oidc';
+
 /**
  * The accounts resource's user records, for other services (GET /me, bootstrap). Internal: no
  * principal and no authorization check, which stays with the calling service.
@@ -23,6 +26,16 @@ export function createUserService(deps: { db: Db; config: ServerConfig }) {
         id: newId(), email, name: email.split('@')[0], password_hash: await hashPassword(password),
         email_verified_at: now, avatar_url: null, created_at: now, updated_at: now,
       };
+      await users.insert(row);
+      return row;
+    },
+    /**
+     * An account made by single sign-on: verified (the identity provider vouched for the address) and
+     * without a password (`NO_PASSWORD` is no scrypt hash, so no password matches it).
+     */
+    async createWithoutPassword(email: string, name: string) {
+      const now = deps.config.now().toISOString();
+      const row = { id: newId(), email, name, password_hash: NO_PASSWORD, email_verified_at: now, avatar_url: null, created_at: now, updated_at: now };
       await users.insert(row);
       return row;
     },

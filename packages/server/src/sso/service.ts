@@ -1,7 +1,8 @@
 import type { OidcSettings } from '../config.js';
 import type { Deps } from '../deps.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { createUserRepo } from '../accounts/userRepo.js';
+import type { UserService } from '../accounts/users.js';
+import type { MemberService } from '../members/service.js';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -11,8 +12,6 @@ import { createTeamSync } from './teamSync.js';
 
 /** How long a started sign-in may take at the provider. */
 export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
-/** Stored instead of a password hash for accounts created by single sign-on: no password matches it. */
-export const NO_PASSWORD = '!oidc';
 
 /** A sign-in the callback refuses; the message is shown to the user as is. */
 export class SignInRefused extends AppError {
@@ -35,18 +34,18 @@ const START_AGAIN = 'This sign-in link is not valid any more (already used, expi
  * URL; `finish` checks the callback, finds, links or creates the account and applies the team claim.
  * The route creates the session, the same kind as after a password sign-in.
  */
-export function createSsoService(deps: Deps, settings: OidcSettings) {
+export function createSsoService(deps: Deps, settings: OidcSettings, others: { users: UserService; members: MemberService }) {
   const { db, config, logger } = deps;
   const repo = createSsoRepo(db);
   const provider = createOidcProvider(settings, config.secret, () => `${config.publicUrl}/auth/oidc/callback`);
-  const applyTeamClaim = createTeamSync(deps);
+  const applyTeamClaim = createTeamSync(deps, others.members.internal);
+  const { users } = others;
   const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
   const domainAllowed = (email: string) => settings.allowedDomains.includes('*') || settings.allowedDomains.includes(domainOf(email));
 
   /** The account of a verified identity: linked before, else the account with its e-mail (linked now), else a new one. */
   async function accountFor(id: VerifiedIdentity & { email: string }): Promise<{ userId: string; created: boolean; linked: boolean }> {
     const now = config.now().toISOString();
-    const users = createUserRepo(db);
     const identity = await repo.findIdentity(id.issuer, id.subject);
     if (identity) {
       await repo.touchIdentity(identity.id, id.email, now);
@@ -56,15 +55,10 @@ export function createSsoService(deps: Deps, settings: OidcSettings) {
     const created = !user;
     if (!user) {
       if (!domainAllowed(id.email)) {
-        throw new SignInRefused(`Accounts for ${domainOf(id.email)} addresses are not created here. Ask an administrator of testreport to allow your domain or to invite ${id.email}.`);
+        throw new SignInRefused(`Accounts for ${domainOf(id.email)} addresses are not created here. Ask an administrator of testreport to allow your domain.`);
       }
-      const row = {
-        id: newId(), email: id.email, name: id.name ?? id.email.split('@')[0]!, password_hash: NO_PASSWORD,
-        email_verified_at: now, avatar_url: null, created_at: now, updated_at: now,
-      };
       try {
-        await users.insert(row);
-        user = row;
+        user = await users.createWithoutPassword(id.email, id.name ?? id.email.split('@')[0]!);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         user = await users.findByEmail(id.email); // created by a concurrent sign-in
@@ -72,7 +66,7 @@ export function createSsoService(deps: Deps, settings: OidcSettings) {
       }
     } else if (!user.email_verified_at) {
       // The provider verified the address: the same proof as the mailed link.
-      await users.update(user.id, { email_verified_at: now, updated_at: now });
+      await users.markVerified(user.id);
     }
     try {
       await repo.insertIdentity({ id: newId(), user_id: user.id, issuer: id.issuer, subject: id.subject, email: id.email, created_at: now, last_sign_in_at: now });

@@ -1,8 +1,7 @@
 import type { TeamRole } from '@testreport/contract';
 import type { Deps } from '../deps.js';
 import { inTransaction } from '../db/transaction.js';
-import { newId } from '../lib/ids.js';
-import { createMemberRepo } from '../members/memberRepo.js';
+import type { MemberService } from '../members/service.js';
 import { createSsoRepo } from './repo.js';
 import { parseTeamClaim } from './teamClaim.js';
 
@@ -12,38 +11,26 @@ import { parseTeamClaim } from './teamClaim.js';
  * hand are never removed, and a team's last owner is never demoted or removed (decisions §6). Every
  * change is logged as an `audit:` line.
  */
-export function createTeamSync(deps: Deps) {
+export function createTeamSync(deps: Deps, members: MemberService['internal']) {
   const { db, config, logger } = deps;
   const repo = createSsoRepo(db);
-  const members = createMemberRepo(db);
   const audit = (action: string, fields: Record<string, unknown>) => logger.info(`audit: sso ${action}`, fields);
 
-  async function setRole(userId: string, teamId: string, role: TeamRole, now: string) {
-    const member = await members.findByUser(teamId, userId);
-    if (!member) {
-      await members.insert({ id: newId(), team_id: teamId, user_id: userId, role, joined_at: now });
-      audit('membership added', { userId, teamId, role });
-    } else if (member.role !== role) {
-      if (member.role === 'owner' && (await members.countOwners(teamId)) <= 1) {
-        logger.warn('sso: the team claim would demote the last owner of a team; left as owner', { userId, teamId, role });
-      } else {
-        await members.updateRole(member.id, role);
-        audit('membership role changed', { userId, teamId, from: member.role, to: role });
-      }
-    }
+  async function join(userId: string, teamId: string, role: TeamRole, now: string) {
+    const r = await members.setRole(teamId, userId, role);
+    if (r.change === 'added') audit('membership added', { userId, teamId, role });
+    if (r.change === 'changed') audit('membership role changed', { userId, teamId, from: r.from, to: role });
+    if (r.change === 'kept-last-owner') logger.warn('sso: the team claim would demote the last owner of a team; left as owner', { userId, teamId, role });
     await repo.addGrant(userId, teamId, now);
   }
 
   async function leave(userId: string, teamId: string) {
-    const member = await members.findByUser(teamId, userId);
-    if (member?.role === 'owner' && (await members.countOwners(teamId)) <= 1) {
+    const r = await members.remove(teamId, userId);
+    if (r.change === 'kept-last-owner') {
       logger.warn('sso: the team claim no longer lists a team whose last owner this user is; membership kept', { userId, teamId });
       return;
     }
-    if (member) {
-      await members.delete(member.id);
-      audit('membership removed', { userId, teamId, role: member.role });
-    }
+    if (r.change === 'removed') audit('membership removed', { userId, teamId, role: r.role });
     await repo.deleteGrant(userId, teamId);
   }
 
@@ -60,7 +47,7 @@ export function createTeamSync(deps: Deps) {
           continue;
         }
         listed.add(teams[0]!.id);
-        await setRole(userId, teams[0]!.id, m.role, now);
+        await join(userId, teams[0]!.id, m.role, now);
       }
       if (!manageTeams) return;
       for (const grant of await repo.listGrants(userId)) if (!listed.has(grant.team_id)) await leave(userId, grant.team_id);
