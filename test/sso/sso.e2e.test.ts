@@ -188,6 +188,26 @@ describe('single sign-on refuses what it cannot verify (hand-made issuer)', () =
     expect(res.status).toBe(400);
   });
 
+  it('finishes on another server of the fleet than the one it started on (the pending sign-in is in the database)', async () => {
+    fake.mode = 'good';
+    const cfg = withFake.server.services.deps.config;
+    const second = await startTestServer({
+      databaseUrl: cfg.databaseUrl, secret: cfg.secret, publicUrl: cfg.publicUrl,
+      oidc: { issuer: fake.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret, allowedDomains: ['fake.test'] },
+    });
+    try {
+      const r = await fakeSignIn({ tamper: (u) => (u.port = new URL(second.server.url).port) });
+      expect(r.res.status).toBe(303);
+      const session = r.res.headers.getSetCookie().find((c) => c.startsWith('testreport_session='))!.split(';')[0]!;
+      // The session made by the second server is good on the first.
+      const me = await fetch(`${withFake.url}/auth/me`, { headers: { cookie: session } });
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { user: { email: string } }).user.email).toBe('eve@fake.test');
+    } finally {
+      await second.close();
+    }
+  });
+
   // What openid-client found wrong, as the server logged it: each token is refused for its own fault.
   const faults = { 'wrong-aud': /aud\W+\(audience\) claim value/, expired: /exp\W+\(expiration time\) claim value, expiration is past/, 'other-key': /signature/i } as const;
   for (const mode of ['wrong-aud', 'expired', 'other-key'] as const) {
