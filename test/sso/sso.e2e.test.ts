@@ -163,6 +163,10 @@ async function fakeSignIn(opts: { tamper?: (callback: URL) => void } = {}) {
 describe('single sign-on refuses what it cannot verify (hand-made issuer)', () => {
   it('accepts a correct answer (the control for the cases below) and refuses the same callback twice', async () => {
     fake.mode = 'good';
+    // Someone signed up with Eve's address and a password of their own, never verified.
+    const json = { 'content-type': 'application/json' };
+    const squatter = { email: 'eve@fake.test', password: 'squatters password' };
+    expect((await fetch(`${withFake.url}/auth/signup`, { method: 'POST', headers: json, body: JSON.stringify(squatter) })).status).toBe(201);
     const ok = await fakeSignIn();
     expect(ok.res.status).toBe(303);
     expect(ok.res.headers.get('location')).toBe('/projects/x/runs');
@@ -170,6 +174,9 @@ describe('single sign-on refuses what it cannot verify (hand-made issuer)', () =
     const replay = await fetch(ok.callback, { headers: { cookie: ok.cookie }, redirect: 'manual' });
     expect(replay.status).toBe(400);
     expect(replay.headers.getSetCookie().some((c) => c.startsWith('testreport_session='))).toBe(false);
+    // Eve's sign-in linked that account and verified it; the squatter's password no longer opens it.
+    const login = await fetch(`${withFake.url}/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(squatter) });
+    expect(login.status).toBe(401);
   });
 
   it('refuses a tampered state', async () => {

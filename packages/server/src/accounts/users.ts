@@ -39,6 +39,14 @@ export function createUserService(deps: { db: Db; config: ServerConfig }) {
       await users.insert(row);
       return row;
     },
+    /**
+     * Verified by single sign-on, an account still waiting for its mailed link loses the password it
+     * was signed up with: whoever chose it never proved the mailbox (no pre-registered takeover).
+     */
+    async verifyDroppingPassword(id: string) {
+      const now = deps.config.now().toISOString();
+      await users.update(id, { email_verified_at: now, password_hash: NO_PASSWORD, updated_at: now });
+    },
     async markVerified(id: string) {
       const now = deps.config.now().toISOString();
       await users.update(id, { email_verified_at: now, updated_at: now });

@@ -43,7 +43,11 @@ export function mountSsoPages(app: Hono, services: Services) {
     const browserState = getCookie(c, STATE_COOKIE);
     deleteCookie(c, STATE_COOKIE, cookieAttributes(config));
     try {
-      const { userId, next } = await sso.finish(new URL(c.req.url, config.publicUrl), browserState);
+      // Rebuilt on {app_url}: behind a TLS proxy the request's own URL names the inner address, and
+      // openid-client sends this URL's origin and path as the redirect_uri the provider compares.
+      const callbackUrl = new URL(`${config.publicUrl}/auth/oidc/callback`);
+      callbackUrl.search = new URL(c.req.url).search;
+      const { userId, next } = await sso.finish(callbackUrl, browserState);
       const session = await services.sessions.create(userId);
       setSessionCookie(c, config, session.token);
       return c.redirect(next, 303);

@@ -65,8 +65,9 @@ export function createSsoService(deps: Deps, settings: OidcSettings, others: { u
         if (!user) throw err;
       }
     } else if (!user.email_verified_at) {
-      // The provider verified the address: the same proof as the mailed link.
-      await users.markVerified(user.id);
+      // The provider verified the address, the same proof as the mailed link; the password set at
+      // sign-up was never proven by this mailbox's owner, so it goes.
+      await users.verifyDroppingPassword(user.id);
     }
     try {
       await repo.insertIdentity({ id: newId(), user_id: user.id, issuer: id.issuer, subject: id.subject, email: id.email, created_at: now, last_sign_in_at: now });
