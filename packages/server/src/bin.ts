@@ -12,7 +12,25 @@ const port = (v: string) => {
   return n;
 };
 
-interface ServeOptions { port?: number; host?: string; dataDir?: string; databaseUrl?: string; storage?: string; tlsCert?: string; tlsKey?: string; firstRun: boolean }
+interface ServeOptions {
+  port?: number; host?: string; dataDir?: string; databaseUrl?: string; storage?: string; tlsCert?: string; tlsKey?: string; firstRun: boolean;
+  oidcIssuer?: string; oidcClientId?: string; oidcClientSecret?: string; oidcName?: string; oidcAllowedDomains?: string; oidcTeamClaim?: string; oidcManageTeams?: boolean;
+  passwordLogin?: boolean;
+}
+
+const onOff = (v: string) => {
+  if (v !== 'on' && v !== 'off') throw new InvalidArgumentError('must be on or off');
+  return v === 'on';
+};
+
+/** Only the flags given: the rest comes from TESTREPORT_OIDC_* (resolveConfig). */
+function oidcInput(o: ServeOptions): ConfigInput['oidc'] {
+  const input = {
+    issuer: o.oidcIssuer, clientId: o.oidcClientId, clientSecret: o.oidcClientSecret, name: o.oidcName, teamClaim: o.oidcTeamClaim, manageTeams: o.oidcManageTeams,
+    allowedDomains: o.oidcAllowedDomains?.split(',').map((d) => d.trim()).filter(Boolean),
+  };
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+}
 
 const program = new Command('reporter-server')
   .description('testreport server: stores and serves test runs, results, flakiness, artifacts and webhooks')
@@ -29,8 +47,19 @@ program
   .option('--tls-cert <file>', 'serve HTTPS with this certificate (TESTREPORT_TLS_CERT)')
   .option('--tls-key <file>', 'private key for --tls-cert (TESTREPORT_TLS_KEY)')
   .option('--no-first-run', 'do not create the first owner, team, project and API key on an empty database')
+  .option('--oidc-issuer <url>', 'single sign-on: OpenID Connect issuer URL (TESTREPORT_OIDC_ISSUER); see docs/sso.md')
+  .option('--oidc-client-id <id>', 'client id registered at the issuer (TESTREPORT_OIDC_CLIENT_ID)')
+  .option('--oidc-client-secret <secret>', 'client secret (TESTREPORT_OIDC_CLIENT_SECRET; prefer the variable: flags show in ps)')
+  .option('--oidc-name <name>', 'shown as "Sign in with <name>" (TESTREPORT_OIDC_NAME, default SSO)')
+  .option('--oidc-allowed-domains <list>', 'comma-separated e-mail domains whose users are created on first sign-in; * = any (TESTREPORT_OIDC_ALLOWED_DOMAINS)')
+  .option('--oidc-team-claim <claim>', 'claim whose team:role values become memberships, e.g. groups (TESTREPORT_OIDC_TEAM_CLAIM)')
+  .option('--oidc-manage-teams', 'remove memberships the claim granted once it no longer lists the team (TESTREPORT_OIDC_MANAGE_TEAMS)')
+  .option('--password-login <on|off>', 'e-mail and password sign-in (TESTREPORT_PASSWORD_LOGIN, default on)', onOff)
   .action(async (opts: ServeOptions) => {
-    const input: ConfigInput = { port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey };
+    const input: ConfigInput = {
+      port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
+      oidc: oidcInput(opts), passwordLogin: opts.passwordLogin,
+    };
     const server = await startServer(input);
     // Servers of a fleet starting together on an empty database: one of them creates the owner.
     const firstRun = async () => {

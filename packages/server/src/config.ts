@@ -37,6 +37,26 @@ export interface ServerConfig {
   /** Artifact bytes: null = `<dataDir>/artifacts` on local disk; `s3://bucket/prefix` = S3-compatible store. */
   storage: string | null;
   s3: S3Settings;
+  /** Single sign-on with OpenID Connect (docs/sso.md); null when no issuer is configured. */
+  oidc: OidcSettings | null;
+  /** `--password-login=off`: e-mail and password sign-in (form and `POST /auth/login`) are refused. */
+  passwordLogin: boolean;
+}
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Shown as "Sign in with <name>". */
+  name: string;
+  /** Lower-case e-mail domains whose users are created on first sign-in; `*` = any. Empty: none are created. */
+  allowedDomains: string[];
+  /** Claim whose `team:role` values become team memberships; null = memberships are not touched. */
+  teamClaim: string | null;
+  /** Remove memberships the claim granted earlier once it no longer lists their team. */
+  manageTeams: boolean;
+  /** Plain-http issuer allowed (always for loopback issuers; otherwise only with TESTREPORT_OIDC_ALLOW_INSECURE). */
+  allowInsecure: boolean;
 }
 
 /** Connection settings of `storage: s3://…`, from the usual AWS variables (see docs/deploy.md). */
@@ -51,7 +71,12 @@ export interface S3Settings {
   redirectDownloads: boolean;
 }
 
-export type ConfigInput = Partial<Omit<ServerConfig, 'publicUrl' | 'storageUrl' | 's3'>> & { publicUrl?: string; storageUrl?: string; s3?: Partial<S3Settings> };
+export type ConfigInput = Partial<Omit<ServerConfig, 'publicUrl' | 'storageUrl' | 's3' | 'oidc'>> & {
+  publicUrl?: string;
+  storageUrl?: string;
+  s3?: Partial<S3Settings>;
+  oidc?: Partial<OidcSettings>;
+};
 
 const flag = (v: string | undefined, dflt: boolean) => (v === undefined || v === '' ? dflt : ['1', 'true', 'on', 'yes'].includes(v.toLowerCase()));
 const num = (v: string | undefined, dflt: number) => (v === undefined || v === '' ? dflt : Number(v));
@@ -93,8 +118,37 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     backgroundJobs: input.backgroundJobs ?? true,
     storage: input.storage ?? (env.TESTREPORT_STORAGE || null),
     s3: resolveS3(input.s3 ?? {}, env),
+    oidc: resolveOidc(input.oidc ?? {}, env),
+    passwordLogin: input.passwordLogin ?? flag(env.TESTREPORT_PASSWORD_LOGIN, true),
   };
 }
+
+const list = (v: string | undefined) => (v ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
+
+function resolveOidc(input: Partial<OidcSettings>, env: NodeJS.ProcessEnv): OidcSettings | null {
+  const issuer = input.issuer ?? (env.TESTREPORT_OIDC_ISSUER || null);
+  if (!issuer) return null;
+  const clientId = input.clientId ?? env.TESTREPORT_OIDC_CLIENT_ID ?? '';
+  const clientSecret = input.clientSecret ?? env.TESTREPORT_OIDC_CLIENT_SECRET ?? '';
+  if (!clientId || !clientSecret) throw new Error('--oidc-issuer needs --oidc-client-id and --oidc-client-secret (TESTREPORT_OIDC_CLIENT_ID, TESTREPORT_OIDC_CLIENT_SECRET)');
+  const url = new URL(issuer);
+  const insecure = flag(env.TESTREPORT_OIDC_ALLOW_INSECURE, false);
+  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname) && !(input.allowInsecure ?? insecure)) {
+    throw new Error(`--oidc-issuer must be https (got ${issuer}); plain http is allowed for loopback issuers, or with TESTREPORT_OIDC_ALLOW_INSECURE=true`);
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    name: input.name ?? (env.TESTREPORT_OIDC_NAME || 'SSO'),
+    allowedDomains: input.allowedDomains?.map((d) => d.toLowerCase()) ?? list(env.TESTREPORT_OIDC_ALLOWED_DOMAINS),
+    teamClaim: input.teamClaim ?? (env.TESTREPORT_OIDC_TEAM_CLAIM || null),
+    manageTeams: input.manageTeams ?? flag(env.TESTREPORT_OIDC_MANAGE_TEAMS, false),
+    allowInsecure: url.protocol !== 'https:',
+  };
+}
+
+const isLoopbackHost = (h: string) => h === 'localhost' || h === '[::1]' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 
 function resolveS3(input: Partial<S3Settings>, env: NodeJS.ProcessEnv): S3Settings {
   const endpoint = input.endpoint ?? (env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || null);

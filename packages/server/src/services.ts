@@ -28,6 +28,7 @@ import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
 import { createTestService } from './results/service.js';
 import { createWebhookService } from './webhooks/service.js';
+import { createSsoService } from './sso/service.js';
 
 /** Builds every service once per app. Routes reach services only through this object. */
 export function createServices(deps: Deps) {
@@ -44,14 +45,17 @@ export function createServices(deps: Deps) {
   const runs = createRunService(deps);
   const flakiness = createFlakinessService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
+  const members = createMemberService(deps);
 
   const services = {
     deps,
     sessions,
     apiKeys,
     accounts: createAccountService(deps, { teams, projects }),
+    /** Single sign-on; null without `--oidc-issuer`. */
+    sso: config.oidc ? createSsoService(deps, config.oidc, { users, members }) : null,
     teams,
-    members: createMemberService(deps),
+    members,
     projects,
     runs,
     shardTimeouts,

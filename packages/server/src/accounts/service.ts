@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../lib/crypto.js';
-import { ConflictError, EmailNotVerifiedError, UnauthorizedError, ValidationError } from '../lib/errors.js';
+import { ConflictError, EmailNotVerifiedError, ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { inTransaction } from '../db/transaction.js';
 import { toProject } from '../projects/present.js';
@@ -73,12 +73,20 @@ export function createAccountService(deps: Deps, others: { teams: TeamService; p
 
   const usedTokenError = () => new ValidationError('token', 'invalid_value', 'This link has already been used');
 
+  /** `--password-login=off` (docs/sso.md): every password flow answers 403, so passwords are no way in. */
+  function passwordsAllowed() {
+    if (!config.passwordLogin) {
+      throw new ForbiddenError(`Password sign-in is turned off on this server; sign in with ${config.oidc?.name ?? 'single sign-on'} in the browser, or use an API key`);
+    }
+  }
+
   return {
     /**
      * Enumeration-safe: a taken address gets the same 201 answer (with a user object that is not the
      * stored account) and costs the same scrypt; only its owner learns, by mail, what happened.
      */
     async signup(input: { email: string; password: string; name?: string }): Promise<{ user: User; message: string }> {
+      passwordsAllowed();
       const now = config.now().toISOString();
       const name = input.name ?? input.email.split('@')[0];
       const passwordHash = await hashPassword(input.password);
@@ -124,8 +132,10 @@ export function createAccountService(deps: Deps, others: { teams: TeamService; p
 
     /** Checks credentials; the route creates the session. Wrong password and unknown e-mail look the same. */
     async checkCredentials(email: string, password: string): Promise<User> {
+      passwordsAllowed();
       const user = await users.findByEmail(email);
-      if (!user) {
+      // Accounts made by single sign-on have no password: they cost the same scrypt as a wrong guess.
+      if (!user || !user.password_hash.startsWith('scrypt$')) {
         await spendPasswordCheck(password);
         throw new UnauthorizedError(BAD_CREDENTIALS);
       }
@@ -136,6 +146,7 @@ export function createAccountService(deps: Deps, others: { teams: TeamService; p
     },
 
     async forgotPassword(email: string): Promise<{ message: string }> {
+      passwordsAllowed();
       const user = await users.findByEmail(email);
       if (user) {
         const token = await db.transaction().execute((trx) => issueToken(trx, user.id, 'reset'));
@@ -146,6 +157,7 @@ export function createAccountService(deps: Deps, others: { teams: TeamService; p
 
     /** Sets the password, proves the mailbox (so it also verifies the address) and ends every session. */
     async resetPassword(token: string, password: string): Promise<{ message: string }> {
+      passwordsAllowed();
       const row = await usableToken(token, 'reset');
       const passwordHash = await hashPassword(password);
       const now = config.now().toISOString();

@@ -4,6 +4,9 @@ import { hashPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { createUserRepo } from './userRepo.js';
 
+/** Stored instead of a password hash for accounts made by single sign-on. */
+export const NO_PASSWORD = '!oidc';
+
 /**
  * The accounts resource's user records, for other services (GET /me, bootstrap). Internal: no
  * principal and no authorization check, which stays with the calling service.
@@ -25,6 +28,24 @@ export function createUserService(deps: { db: Db; config: ServerConfig }) {
       };
       await users.insert(row);
       return row;
+    },
+    /**
+     * An account made by single sign-on: verified (the identity provider vouched for the address) and
+     * without a password (`NO_PASSWORD` is no scrypt hash, so no password matches it).
+     */
+    async createWithoutPassword(email: string, name: string) {
+      const now = deps.config.now().toISOString();
+      const row = { id: newId(), email, name, password_hash: NO_PASSWORD, email_verified_at: now, avatar_url: null, created_at: now, updated_at: now };
+      await users.insert(row);
+      return row;
+    },
+    /**
+     * Verified by single sign-on, an account still waiting for its mailed link loses the password it
+     * was signed up with: whoever chose it never proved the mailbox (no pre-registered takeover).
+     */
+    async verifyDroppingPassword(id: string) {
+      const now = deps.config.now().toISOString();
+      await users.update(id, { email_verified_at: now, password_hash: NO_PASSWORD, updated_at: now });
     },
     async markVerified(id: string) {
       const now = deps.config.now().toISOString();

@@ -6,6 +6,9 @@ type Bool = number;
 export interface UsersTable { id: string; email: string; name: string; password_hash: string; email_verified_at: string | null; avatar_url: string | null; created_at: string; updated_at: string }
 export interface SessionsTable { id: string; user_id: string; token_hash: string; created_at: string; expires_at: string }
 export interface EmailTokensTable { id: string; user_id: string; kind: 'verify' | 'reset'; token_hash: string; expires_at: string; used_at: string | null; created_at: string }
+export interface OidcLoginsTable { state_hash: string; next: string; created_at: string; expires_at: string; used_at: string | null }
+export interface UserIdentitiesTable { id: string; user_id: string; issuer: string; subject: string; email: string; created_at: string; last_sign_in_at: string }
+export interface OidcTeamGrantsTable { user_id: string; team_id: string; created_at: string }
 export interface TeamsTable { id: string; name: string; created_at: string; updated_at: string }
 export interface TeamMembersTable { id: string; team_id: string; user_id: string; role: string; joined_at: string }
 export interface InvitationsTable { id: string; team_id: string; email: string; role: string; status: string; token_hash: string; invited_by: string | null; expires_at: string; accepted_at: string | null; created_at: string; updated_at: string }
@@ -57,6 +60,9 @@ export interface Database {
   email_tokens: EmailTokensTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
+  oidc_logins: OidcLoginsTable;
+  user_identities: UserIdentitiesTable;
+  oidc_team_grants: OidcTeamGrantsTable;
   invitations: InvitationsTable;
   projects: ProjectsTable;
   project_settings: ProjectSettingsTable;

@@ -44,7 +44,34 @@ export function createMemberService(deps: Deps) {
     return row;
   }
 
+  /**
+   * Internal, for single sign-on's team claim (sso/teamSync.ts): no principal and no authorization
+   * check (the identity provider decides), but the last owner of a team is kept: reported, not thrown.
+   */
+  const internal = {
+    async setRole(teamId: string, userId: string, role: TeamRole): Promise<{ change: 'added' | 'changed' | 'kept-last-owner' | 'none'; from?: TeamRole }> {
+      const member = await members.findByUser(teamId, userId);
+      if (!member) {
+        await members.insert({ id: newId(), team_id: teamId, user_id: userId, role, joined_at: nowIso() });
+        return { change: 'added' };
+      }
+      if (member.role === role) return { change: 'none' };
+      if (member.role === 'owner' && (await members.countOwners(teamId)) <= 1) return { change: 'kept-last-owner' };
+      await members.updateRole(member.id, role);
+      return { change: 'changed', from: member.role };
+    },
+    async remove(teamId: string, userId: string): Promise<{ change: 'removed' | 'kept-last-owner' | 'none'; role?: TeamRole }> {
+      const member = await members.findByUser(teamId, userId);
+      if (!member) return { change: 'none' };
+      if (member.role === 'owner' && (await members.countOwners(teamId)) <= 1) return { change: 'kept-last-owner' };
+      await members.delete(member.id);
+      return { change: 'removed', role: member.role };
+    },
+  };
+
   return {
+    internal,
+
     async list(principal: Principal, teamId: string): Promise<TeamMember[]> {
       await authz.team(principal, teamId, 'members.read', 'param');
       return (await members.listByTeam(teamId)).map(toMember);

@@ -5,7 +5,7 @@ import '../http/context.js';
 import { parseWith } from '../http/validation.js';
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { ForgotPasswordPage, SignInPage, SignUpPage } from './pages/auth.js';
+import { ForgotPasswordPage, SignInPage, SignUpPage, type SignInMethods } from './pages/auth.js';
 import { render } from './render.js';
 import { safeNext, userOf } from './session.js';
 
@@ -22,14 +22,27 @@ export function stringFields(body: Record<string, unknown>): Record<string, stri
 export const formFields = async (c: Context) => stringFields(await c.req.parseBody());
 
 /** Sign-in forms share the API's per-IP `auth` limit, so the form is no way around it. */
-function limitAuth(c: Context, services: Services) {
+export function limitAuth(c: Context, services: Services) {
   if (services.deps.config.rateLimits) services.rateLimiter.hit(`ip:${c.get('clientIp')}`, 'auth');
 }
 
 const messageOf = (err: unknown) => (err instanceof AppError ? err.message : 'Unexpected error');
 
-/** Sign in at {app_url}, sign up, forgotten password, sign out: plain forms over the account services. */
+export const signInMethods = (services: Services): SignInMethods => ({ ssoName: services.sso?.name ?? null, passwordLogin: services.deps.config.passwordLogin });
+
+/**
+ * Sign in at {app_url}, sign up, forgotten password, sign out: plain forms over the account services.
+ * With `--password-login=off` the password forms are not served at all (their paths answer 404).
+ */
 export function mountAuthPages(app: Hono, services: Services) {
+  app.post('/signout', async (c) => {
+    const user = await userOf(c, services);
+    if (user && user !== 'unverified') await services.sessions.revoke(user.sessionId);
+    clearSessionCookie(c, services.deps.config);
+    return c.redirect('/', 303);
+  });
+  if (!services.deps.config.passwordLogin) return;
+
   app.post('/signin', async (c) => {
     const form = await formFields(c);
     const next = safeNext(form.next);
@@ -43,15 +56,9 @@ export function mountAuthPages(app: Hono, services: Services) {
     } catch (err) {
       const status = err instanceof AppError ? err.status : 500;
       if (!(err instanceof AppError)) services.deps.logger.error('sign-in failed', err);
-      return render(c, services, <SignInPage next={next} email={form.email} error={status === 400 ? 'Enter an e-mail address and a password.' : messageOf(err)} />, status);
+      const error = status === 400 ? 'Enter an e-mail address and a password.' : messageOf(err);
+      return render(c, services, <SignInPage next={next} email={form.email} error={error} methods={signInMethods(services)} />, status);
     }
-  });
-
-  app.post('/signout', async (c) => {
-    const user = await userOf(c, services);
-    if (user && user !== 'unverified') await services.sessions.revoke(user.sessionId);
-    clearSessionCookie(c, services.deps.config);
-    return c.redirect('/', 303);
   });
 
   app.get('/signup', (c) => render(c, services, <SignUpPage />));

@@ -5,7 +5,8 @@ import { storageUrlOf } from '../config.js';
 import { API_PREFIX } from '../http/paths.js';
 import type { Services } from '../services.js';
 import { mountAssets } from './assets.js';
-import { mountAuthPages } from './authRoutes.js';
+import { mountAuthPages, signInMethods } from './authRoutes.js';
+import { mountSsoPages } from '../sso/route.js';
 import { mountProjectPages } from './pageRoutes.js';
 import { ErrorPage, SignInPage, UnverifiedPage } from './pages/auth.js';
 import { MailLinkPage } from './pages/mailLinks.js';
@@ -33,6 +34,7 @@ export function mountDashboard(app: Hono, services: Services) {
     return config.publicUrl && storage === new URL(config.publicUrl).origin ? '' : ` ${storage}`;
   });
   mountAuthPages(app, services);
+  mountSsoPages(app, services);
   // The mailed links carry a token in the URL: no Referer may ever leave these pages.
   for (const [path, flow] of [['/verify-email', 'verify'], ['/reset-password', 'reset'], ['/accept-invitation', 'accept']] as const) {
     app.get(path, async (c) => {
@@ -48,7 +50,7 @@ export function mountDashboard(app: Hono, services: Services) {
     try {
       const user = await userOf(c, services);
       if (user === 'unverified') return unverified(c);
-      if (!user) return render(c, services, <SignInPage next={safeNext(c.req.query('next'))} />);
+      if (!user) return render(c, services, <SignInPage next={safeNext(c.req.query('next'))} methods={signInMethods(services)} />);
       // Already signed in (another tab, the back button): go straight where the link pointed.
       if (c.req.query('next')) return c.redirect(safeNext(c.req.query('next')), 302);
       (c as unknown as Context<WebEnv>).set('principal', user);

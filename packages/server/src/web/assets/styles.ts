@@ -21,7 +21,8 @@ h1{font-size:1.4rem;margin:.25rem 0 .75rem}h2{font-size:1.1rem;margin:1.5rem 0 .
 .muted{color:var(--muted)}.small{font-size:12px}
 input,select,button,textarea{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.3rem .5rem}
 button,.button{cursor:pointer;background:var(--panel);text-decoration:none;color:var(--fg);display:inline-block}
-button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+button.primary,a.button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+a.button{border:1px solid var(--line);border-radius:6px;padding:.3rem .5rem}
 button.danger{color:var(--fail)}
 label{display:inline-flex;flex-direction:column;gap:.15rem;font-size:12px;color:var(--muted)}
 label>input,label>select{font-size:14px;color:var(--fg)}

@@ -7,26 +7,57 @@ const Notice = ({ error, info }: { error?: string; info?: string }) => (
   </>
 );
 
-export function SignInPage({ next, error, email }: { next: string; error?: string; email?: string }) {
+/** How this server signs people in: single sign-on (its display name) and/or e-mail and password. */
+export interface SignInMethods {
+  ssoName: string | null;
+  passwordLogin: boolean;
+}
+
+export function SignInPage({ next, error, email, methods }: { next: string; error?: string; email?: string; methods: SignInMethods }) {
+  const ssoHref = `/auth/oidc/start${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`;
   return (
     <Bare title="Sign in">
       <h1>Sign in to testreport</h1>
       <Notice error={error} />
-      <form class="stack" method="post" action="/signin">
-        <input type="hidden" name="next" value={next} />
-        <label>
-          Email
-          <input type="email" name="email" autocomplete="username" required value={email ?? ''} autofocus />
-        </label>
-        <label>
-          Password
-          <input type="password" name="password" autocomplete="current-password" required />
-        </label>
-        <button class="primary" type="submit">Sign in</button>
-      </form>
+      {methods.ssoName && (
+        <p>
+          <a class="button primary" href={ssoHref} data-testid="sso-sign-in">{`Sign in with ${methods.ssoName}`}</a>
+        </p>
+      )}
+      {methods.passwordLogin && (
+        <>
+          {methods.ssoName && <p class="muted">or with your e-mail and password</p>}
+          <form class="stack" method="post" action="/signin">
+            <input type="hidden" name="next" value={next} />
+            <label>
+              Email
+              <input type="email" name="email" autocomplete="username" required value={email ?? ''} autofocus={!methods.ssoName} />
+            </label>
+            <label>
+              Password
+              <input type="password" name="password" autocomplete="current-password" required />
+            </label>
+            <button class={methods.ssoName ? '' : 'primary'} type="submit">Sign in</button>
+          </form>
+          <p class="row">
+            <a href="/signup">Create an account</a>
+            <a href="/forgot-password">Forgot your password?</a>
+          </p>
+        </>
+      )}
+    </Bare>
+  );
+}
+
+/** The callback refused a single sign-on: why, and the way back. */
+export function SignInRefusedPage({ name, message }: { name: string; message: string }) {
+  return (
+    <Bare title="Not signed in">
+      <h1>Not signed in</h1>
+      <p class="notice error" role="alert">{message}</p>
       <p class="row">
-        <a href="/signup">Create an account</a>
-        <a href="/forgot-password">Forgot your password?</a>
+        <a href="/auth/oidc/start">{`Sign in with ${name} again`}</a>
+        <a href="/">Back to sign in</a>
       </p>
     </Bare>
   );
