@@ -104,6 +104,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'runs.get': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}` }) },
   'runs.update': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/runs/${await fresh.run()}`, body: { status: 'passed' } }) },
   'runs.summary': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/summary` }) },
+  'runs.compare': { allow: READ, scope: 'resource', build: async () => { const id = await fresh.run(); return { method: 'GET', path: `/runs/${id}/compare?base=${id}` }; } },
   'runs.shards': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/shards` }) },
   'runs.complete': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/complete` }) },
   'runs.cancel': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/cancel` }) },

@@ -30,6 +30,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'runs.cancel': null,
   'runs.delete': null,
   'runs.summary': null,
+  'runs.compare': null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

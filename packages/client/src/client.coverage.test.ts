@@ -19,6 +19,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'runs.cancel': (c) => c.runs.cancel('x'),
   'runs.delete': (c) => c.runs.delete('x'),
   'runs.summary': (c) => c.runs.summary('x', { base: 'main' }),
+  'runs.compare': (c) => c.runs.compare('x', 'y', { limit: 5 }),
   'tests.create': (c) => c.tests.create({ runId: 'r', projectId: 'p', title: 't', fullTitle: 't', status: 'passed', duration: 1 }),
   'tests.createBatch': (c) => c.tests.createBatch([]),
   'tests.list': (c) => c.tests.list({ projectId: 'p' }),

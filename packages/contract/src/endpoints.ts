@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as A from './artifacts.js';
+import * as C from './compare.js';
 import * as Auth from './auth.js';
 import * as F from './flakiness.js';
 import * as K from './apiKeys.js';
@@ -38,6 +39,7 @@ export const endpoints = {
   'runs.cancel': e({ ...routes['runs.cancel'], params: idParam, response: R.run }),
   'runs.delete': e({ ...routes['runs.delete'], params: idParam, response: R.runDeleted }),
   'runs.summary': e({ ...routes['runs.summary'], params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
+  'runs.compare': e({ ...routes['runs.compare'], params: idParam, query: C.runCompareQuery, response: C.runComparison }),
   // Tests
   'tests.create': e({ ...routes['tests.create'], body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...routes['tests.createBatch'], body: T.testBatchCreate, response: T.testBatchCreated }),

@@ -48,6 +48,7 @@ export const routes = {
   'runs.cancel': r({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled' }),
   'runs.delete': r({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts' }),
   'runs.summary': r({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run' }),
+  'runs.compare': r({ ...api, method: 'GET', path: '/runs/:id/compare', rateGroup: 'runsRead', status: 200, summary: 'Compare a run with any other run of its project: new failures, fixed, still failing, added, removed, slower and faster tests' }),
   // Tests
   'tests.create': r({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result' }),
   'tests.createBatch': r({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing' }),

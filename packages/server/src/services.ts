@@ -18,6 +18,7 @@ import { createMeService } from './me/service.js';
 import { createMemberService } from './members/service.js';
 import { createProjectService } from './projects/service.js';
 import { createRetentionService } from './retention/service.js';
+import { createRunCompare } from './runs/compare.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
@@ -57,6 +58,7 @@ export function createServices(deps: Deps) {
     shardTimeouts,
     tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
+    runCompare: createRunCompare(deps),
     runOverview: createRunOverview(deps),
     runSummaries,
     caseState: createCaseStateService(deps, flakiness.internal),

@@ -56,8 +56,8 @@ export interface RunComparison {
 }
 
 type Newest = Map<string, { id: string; status: string }>;
-const FAILING = 'failed';
-const GOOD = new Set(['passed', 'flaky']);
+export const FAILING = 'failed';
+export const GOOD = new Set(['passed', 'flaky']);
 
 /**
  * Run-level insights shared by the dashboard and, later, the CLI summary and chat messages: what is

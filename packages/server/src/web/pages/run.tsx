@@ -72,6 +72,7 @@ export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups
           {run.status === 'running' && <span data-running class="muted small"> updating live</span>}
         </h1>
         <Meta run={run} />
+        <p class="small"><a href={`/runs/${run.id}/compare`}>Compare with…</a> any run of this project{comparison.baseRun && <> · <a href={`/runs/${run.id}/compare?base=${comparison.baseRun.id}`}>with the previous run</a></>}</p>
         <div class="cards">
           {cards.map(([label, value, cls]) => (
             <div class="card">
