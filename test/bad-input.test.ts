@@ -31,6 +31,8 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'runs.delete': null,
   'runs.summary': null,
   'runs.compare': null,
+  'errors.list': null,
+  'errors.get': null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

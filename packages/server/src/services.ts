@@ -7,6 +7,7 @@ import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
+import { createErrorGroupService } from './errorGroups/service.js';
 import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
@@ -44,6 +45,7 @@ export function createServices(deps: Deps) {
   const webhooks = createWebhookService(deps, runSummaries);
   const runs = createRunService(deps);
   const flakiness = createFlakinessService(deps);
+  const errorGroups = createErrorGroupService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
 
   const services = {
@@ -64,6 +66,7 @@ export function createServices(deps: Deps) {
     caseState: createCaseStateService(deps, flakiness.internal),
     suites: createSuiteService(deps),
     flakiness,
+    errorGroups,
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,

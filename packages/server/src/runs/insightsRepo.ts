@@ -11,6 +11,8 @@ export interface CaseOutcome {
   filePath: string | null;
   status: string;
   errorMessage: string | null;
+  /** errorGroups/fingerprint.ts; null without an error. */
+  errorFingerprint: string | null;
 }
 
 /** Escapes LIKE wildcards; used with `escape '\'`, which SQLite and PostgreSQL both understand. */
@@ -51,8 +53,8 @@ export function createInsightsRepo(db: Db) {
       const out: CaseOutcome[] = [];
       for (const ids of chunk(testIds, 500)) {
         if (ids.length === 0) continue;
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message']).where('id', 'in', ids).execute();
-        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message });
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint']).where('id', 'in', ids).execute();
+        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint });
       }
       return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
     },
