@@ -8,6 +8,7 @@ import { formFields, LAST_PROJECT_COOKIE } from './authRoutes.js';
 import { pageOf } from './format.js';
 import { Layout, type NavData } from './layout.js';
 import { ComparePage, ComparePickPage } from './pages/compare.js';
+import { mountErrorPages } from './errorRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
@@ -78,8 +79,10 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
         services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
         run.finishedShards !== null ? services.runs.shards(principal, run.id).then((r) => r.data) : [],
       ]);
+      const fingerprints = [...new Set(groups.flatMap((g) => g.tests.map((t) => t.errorFingerprint)).filter((fp): fp is string => fp !== null))];
+      const seen = await services.errorGroups.firstSeenOf(run.projectId, fingerprints);
       rememberProject(c, run.projectId);
-      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
+      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} seen={seen} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
     }),
   );
 
@@ -155,6 +158,8 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       return c.redirect(safeNext(form.back), 303);
     }),
   );
+
+  mountErrorPages(app, services, page);
 
   /** `/`: the last project used (or the first one reachable). */
   return async function home(c: Ctx) {
