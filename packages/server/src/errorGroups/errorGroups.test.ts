@@ -121,3 +121,15 @@ describe('run summaries', () => {
     expect(byTitle['pay > pays']).toMatchObject({ newError: true, errorFirstSeen: null });
   });
 });
+
+describe('retention', () => {
+  it('takes the occurrences of deleted runs out of every group; a group with none left is gone', async () => {
+    expect((await t.api('PATCH', `/projects/${t.projectId}/settings`, { auth: t.owner, body: { dataRetentionDays: 7 } })).status).toBe(200);
+    clock = new Date('2026-11-15T09:00:00.000Z');
+    expect((await t.server.services.retention.sweepOnce()).deletedRuns).toBeGreaterThanOrEqual(8);
+    const res = await t.api('GET', `/errors?projectId=${t.projectId}`, { auth: t.apiKey });
+    expect(res.body.data.map((g: { fingerprint: string }) => g.fingerprint)).toEqual([RESET_PAY, RESET_SHOP]);
+    expect(res.body.data[1]).toMatchObject({ occurrences: 3, firstSeen: { commitSha: 'c10' } });
+    expect((await t.api('GET', `/errors/${TIMEOUT}?projectId=${t.projectId}`, { auth: t.apiKey })).status).toBe(404);
+  });
+});
