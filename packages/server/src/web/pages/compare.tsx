@@ -41,15 +41,16 @@ function TestRows({ tests, timed }: { tests: ComparedTest[]; timed: boolean }) {
   );
 }
 
-function RunCard({ label, run }: { label: string; run: ComparedRun }) {
+function RunRow({ label, run }: { label: string; run: ComparedRun }) {
   return (
-    <div class="card">
-      <span class="muted small">{label}</span>
-      <b><a href={`/runs/${run.id}`}>{runName(run)}</a></b>
-      <span class="small">
-        <StatusBadge status={run.status} /> {run.failedTests} failed of {run.totalTests} · {duration(run.duration)} · {when(run.createdAt)}
-      </span>
-    </div>
+    <tr>
+      <th scope="row">{label}</th>
+      <td><a href={`/runs/${run.id}`}>{runName(run)}</a></td>
+      <td><StatusBadge status={run.status} /></td>
+      <td class="num">{run.failedTests} failed of {run.totalTests}</td>
+      <td class="num">{duration(run.duration)}</td>
+      <td>{when(run.createdAt)}</td>
+    </tr>
   );
 }
 
@@ -58,10 +59,10 @@ export function ComparePage({ nav, c }: { nav: NavData; c: RunComparisonResponse
   return (
     <Layout title={`Compare ${c.run.id.slice(-8)} with ${c.base.id.slice(-8)}`} nav={nav}>
       <h1>Compare runs</h1>
-      <div class="cards">
-        <RunCard label="This run" run={c.run} />
-        <RunCard label="Base run" run={c.base} />
-      </div>
+      <DataTable head={<><th></th><th>Run</th><th>Status</th><th class="num">Tests</th><th class="num">Duration</th><th>Started</th></>}>
+        <RunRow label="This run" run={c.run} />
+        <RunRow label="Base run" run={c.base} />
+      </DataTable>
       <p class="muted small">
         <a href={`/runs/${c.run.id}/compare`}>Compare with another run…</a> · <a href={`/runs/${c.base.id}/compare?base=${c.run.id}`}>Swap</a>
       </p>
