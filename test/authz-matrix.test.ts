@@ -104,6 +104,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'runs.get': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}` }) },
   'runs.update': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/runs/${await fresh.run()}`, body: { status: 'passed' } }) },
   'runs.summary': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/summary` }) },
+  'runs.compare': { allow: READ, scope: 'resource', build: async () => { const id = await fresh.run(); return { method: 'GET', path: `/runs/${id}/compare?base=${id}` }; } },
   'runs.shards': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/shards` }) },
   'runs.complete': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/complete` }) },
   'runs.cancel': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/cancel` }) },
@@ -133,6 +134,17 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
     build: async () => ({ method: 'POST', path: '/test-suites/batch', body: { suites: [{ runId: await fresh.run(), projectId: t.projectId, title: `s-${uniq()}`, filePath: 'a.spec.ts' }] } }),
   },
   'testSuites.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/test-suites?runId=${await fresh.run()}&projectId=${t.projectId}` }) },
+  'errors.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/errors?projectId=${t.projectId}` }) },
+  'errors.get': {
+    allow: READ,
+    scope: 'param',
+    build: async () => {
+      const runId = await fresh.run();
+      await asKey('POST', '/tests', { runId, projectId: t.projectId, title: 'x', fullTitle: `m > x ${uniq()}`, filePath: 'e.spec.ts', status: 'failed', duration: 1, error: { message: 'Error: boom' } });
+      const fp = (await asKey('GET', `/errors?projectId=${t.projectId}`)).data[0].fingerprint;
+      return { method: 'GET', path: `/errors/${fp}?projectId=${t.projectId}` };
+    },
+  },
   'flakiness.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/flakiness?projectId=${t.projectId}` }) },
   'flakiness.update': {
     allow: REPORT,

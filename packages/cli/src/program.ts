@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { registerAuth } from './commands/auth.js';
 import { registerConfig } from './commands/config.js';
+import { registerErrors } from './commands/errors.js';
 import { registerFlaky } from './commands/flaky.js';
 import { registerKeys } from './commands/keys.js';
 import { registerProjects } from './commands/projects.js';
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   registerSummary(program);
   registerTests(program);
   registerFlaky(program);
+  registerErrors(program);
   registerKeys(program);
   registerWebhooks(program);
   registerProjects(program);

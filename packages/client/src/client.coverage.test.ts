@@ -19,6 +19,9 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'runs.cancel': (c) => c.runs.cancel('x'),
   'runs.delete': (c) => c.runs.delete('x'),
   'runs.summary': (c) => c.runs.summary('x', { base: 'main' }),
+  'errors.list': (c) => c.errors.list({ projectId: 'p', branch: 'main' }),
+  'errors.get': (c) => c.errors.get('x', { projectId: 'p' }),
+  'runs.compare': (c) => c.runs.compare('x', 'y', { limit: 5 }),
   'tests.create': (c) => c.tests.create({ runId: 'r', projectId: 'p', title: 't', fullTitle: 't', status: 'passed', duration: 1 }),
   'tests.createBatch': (c) => c.tests.createBatch([]),
   'tests.list': (c) => c.tests.list({ projectId: 'p' }),
@@ -78,7 +81,7 @@ describe('a method for every operation', () => {
     server.use(http.all('*', () => HttpResponse.json({}, { headers: { 'Set-Cookie': 'testreport_session=s1; Path=/; HttpOnly' } })));
     await CALLS[op](mockClient({ sessionCookie: 'tok' }));
     const def = endpoints[op];
-    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(':id', 'x');
+    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(/:[A-Za-z]+/, 'x');
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]!.url);
     expect(`${seen[0]!.method} ${url.origin}${url.pathname}`).toBe(`${def.method} ${MOCK_URL}${expectedPath}`);

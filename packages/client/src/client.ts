@@ -14,6 +14,7 @@ import { VERSION } from './version.js';
 import { ApiKeys } from './resources/apiKeys.js';
 import { Artifacts } from './resources/artifacts.js';
 import { Auth } from './resources/auth.js';
+import { Errors } from './resources/errors.js';
 import { Flakiness } from './resources/flakiness.js';
 import { Invitations } from './resources/invitations.js';
 import { Members } from './resources/members.js';
@@ -123,6 +124,7 @@ export class TestReportClient {
   readonly tests: Tests;
   readonly testSuites: TestSuites;
   readonly flakiness: Flakiness;
+  readonly errors: Errors;
   readonly artifacts: Artifacts;
   readonly projects: Projects;
   readonly teams: Teams;
@@ -168,6 +170,7 @@ export class TestReportClient {
     this.tests = new Tests(this);
     this.testSuites = new TestSuites(this);
     this.flakiness = new Flakiness(this);
+    this.errors = new Errors(this);
     this.artifacts = new Artifacts(this);
     this.projects = new Projects(this);
     this.teams = new Teams(this);

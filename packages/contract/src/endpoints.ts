@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import * as A from './artifacts.js';
+import * as C from './compare.js';
+import * as E from './errorGroups.js';
 import * as Auth from './auth.js';
 import * as F from './flakiness.js';
 import * as K from './apiKeys.js';
@@ -38,6 +40,7 @@ export const endpoints = {
   'runs.cancel': e({ ...routes['runs.cancel'], params: idParam, response: R.run }),
   'runs.delete': e({ ...routes['runs.delete'], params: idParam, response: R.runDeleted }),
   'runs.summary': e({ ...routes['runs.summary'], params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
+  'runs.compare': e({ ...routes['runs.compare'], params: idParam, query: C.runCompareQuery, response: C.runComparison }),
   // Tests
   'tests.create': e({ ...routes['tests.create'], body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...routes['tests.createBatch'], body: T.testBatchCreate, response: T.testBatchCreated }),
@@ -45,6 +48,9 @@ export const endpoints = {
   'tests.get': e({ ...routes['tests.get'], params: idParam, response: T.test }),
   'tests.steps': e({ ...routes['tests.steps'], params: idParam, response: T.testSteps }),
   'tests.history': e({ ...routes['tests.history'], params: idParam, response: T.testHistory }),
+  // Error groups
+  'errors.list': e({ ...routes['errors.list'], query: E.errorListQuery, response: E.errorGroupList }),
+  'errors.get': e({ ...routes['errors.get'], params: E.fingerprintParam, query: E.errorGroupQuery, response: E.errorGroupDetail }),
   // Suites
   'testSuites.upsert': e({ ...routes['testSuites.upsert'], body: S.suiteUpsert, response: S.suite }),
   'testSuites.createBatch': e({ ...routes['testSuites.createBatch'], body: S.suiteBatchUpsert, response: S.suiteBatchResult }),

@@ -48,6 +48,7 @@ export const routes = {
   'runs.cancel': r({ ...api, method: 'POST', path: '/runs/:id/cancel', rateGroup: 'runsWrite', status: 200, summary: 'Finish a run as cancelled' }),
   'runs.delete': r({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts' }),
   'runs.summary': r({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run' }),
+  'runs.compare': r({ ...api, method: 'GET', path: '/runs/:id/compare', rateGroup: 'runsRead', status: 200, summary: 'Compare a run with any other run of its project: new failures, fixed, still failing, added, removed, slower and faster tests' }),
   // Tests
   'tests.create': r({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result' }),
   'tests.createBatch': r({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing' }),
@@ -55,6 +56,9 @@ export const routes = {
   'tests.get': r({ ...api, method: 'GET', path: '/tests/:id', rateGroup: 'testsRead', status: 200, summary: 'Get a test result' }),
   'tests.steps': r({ ...api, method: 'GET', path: '/tests/:id/steps', rateGroup: 'testsRead', status: 200, summary: 'Steps of a test in execution order' }),
   'tests.history': r({ ...api, method: 'GET', path: '/tests/:id/history', rateGroup: 'testsRead', status: 200, summary: 'Last 20 results of the same test case, newest first' }),
+  // Error groups
+  'errors.list': r({ ...api, method: 'GET', path: '/errors', rateGroup: 'testsRead', status: 200, summary: 'Error groups of a project across runs (fingerprinted errors), most recently seen first' }),
+  'errors.get': r({ ...api, method: 'GET', path: '/errors/:fingerprint', rateGroup: 'testsRead', status: 200, summary: 'One error group with its daily occurrences and the tests it hits' }),
   // Suites
   'testSuites.upsert': r({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, summary: 'Create or update a suite (201 created, 200 updated)' }),
   'testSuites.createBatch': r({ ...api, method: 'POST', path: '/test-suites/batch', rateGroup: 'testsWrite', status: 201, summary: 'Create or update 1–500 suites, all or nothing' }),

@@ -22,6 +22,10 @@ export const summaryTest = z.object({
   status: z.string(),
   /** The first non-empty line of the error, without terminal colours (null when it passed or had none). */
   error: z.string().nullable(),
+  /** A failure whose error (its fingerprint, docs/insights.md) occurred first in this run. */
+  newError: z.boolean(),
+  /** For a failure whose error occurred before: where it was first seen and in how many runs it occurred; else null. */
+  errorFirstSeen: z.object({ runId: id, commitSha: z.string().nullable(), branch: z.string().nullable(), at: timestamp, runs: z.number().int() }).nullable(),
   /** The test case is quarantined in the project now. */
   quarantined: z.boolean(),
   /** {app_url}/tests/:testId */

@@ -1,6 +1,7 @@
 import { accountsHandlers } from './accounts/route.js';
 import { apiKeysHandlers } from './apiKeys/route.js';
 import { artifactsHandlers } from './artifacts/route.js';
+import { errorGroupsHandlers } from './errorGroups/route.js';
 import { flakinessHandlers } from './flakiness/route.js';
 import type { Handlers } from './http/handler.js';
 import { meHandlers } from './me/route.js';
@@ -26,6 +27,7 @@ export const handlers: Handlers = {
   ...testsHandlers,
   ...suitesHandlers,
   ...flakinessHandlers,
+  ...errorGroupsHandlers,
   ...artifactsHandlers,
   ...webhooksHandlers,
 };

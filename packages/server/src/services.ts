@@ -7,6 +7,7 @@ import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
+import { createErrorGroupService } from './errorGroups/service.js';
 import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
@@ -18,6 +19,7 @@ import { createMeService } from './me/service.js';
 import { createMemberService } from './members/service.js';
 import { createProjectService } from './projects/service.js';
 import { createRetentionService } from './retention/service.js';
+import { createRunCompare } from './runs/compare.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
 import { createRunService } from './runs/service.js';
@@ -44,6 +46,7 @@ export function createServices(deps: Deps) {
   const webhooks = createWebhookService(deps, runSummaries);
   const runs = createRunService(deps);
   const flakiness = createFlakinessService(deps);
+  const errorGroups = createErrorGroupService(deps);
   const shardTimeouts = createShardTimeouts(deps, runs);
   const members = createMemberService(deps);
 
@@ -61,11 +64,13 @@ export function createServices(deps: Deps) {
     shardTimeouts,
     tests: createTestService(deps, { runs }),
     runComparison: createRunComparison(deps),
+    runCompare: createRunCompare(deps),
     runOverview: createRunOverview(deps),
     runSummaries,
     caseState: createCaseStateService(deps, flakiness.internal),
     suites: createSuiteService(deps),
     flakiness,
+    errorGroups,
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,

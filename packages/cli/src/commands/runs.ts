@@ -2,6 +2,7 @@ import { RUN_STATUSES, type QueryOf, type ResponseOf } from '@testreport/contrac
 import { Option, type Command } from 'commander';
 import { detectCi, withBuildIdentity } from '@testreport/reporter';
 import { command } from '../lib/action.js';
+import { addCompareCommand } from './compare.js';
 import { UsageError } from '../lib/errors.js';
 import type { Context } from '../lib/context.js';
 import { ms, page, pageNote, pageOptions, when } from '../lib/flags.js';
@@ -124,6 +125,7 @@ Examples:
   $ reporter runs list --status failed --branch main
   $ reporter runs get 0193b7c2-…
   $ reporter runs delete 0193b7c2-… --yes
+  $ reporter runs compare 0193b7c2-… 0193b7a0-… # what changed between two runs of any branches
   $ reporter runs shards 0193b7c2-…             # every shard and attempt of a CI build's run
   $ reporter runs complete 0193b7c2-…           # the pipeline ended early: finish with what arrived
   $ reporter runs cancel 0193b7c2-…             # the pipeline was cancelled`);
@@ -147,6 +149,8 @@ Examples:
     .description('show one run with its CI metadata and counts')
     .argument('<runId>')
     .action(command({ input: ([runId]) => ({ runId }), run: getRun, print: printRun }));
+
+  addCompareCommand(runs);
 
   runs
     .command('shards')

@@ -66,7 +66,7 @@ describe('reporter summary', () => {
     expect(out).toContain('| 4 | 1 | 2 | 1 | 0 | 25% |');
     expect(out).toContain(`Compared with [the last finished run on \`main\`](${s.url}/runs/${base}): **1 new failure**, 1 fixed.`);
     const section = (heading: string) => out.split(`#### ${heading}`)[1]?.split('####')[0] ?? '';
-    expect(section('New failures since the last run on main (1)')).toContain(`- [cart > pays](${s.url}/tests/${ids.pays}) — \`tests/pays.spec.ts\`<br>\`Error: expect(received).toBe(expected)\``);
+    expect(section('New failures since the last run on main (1)')).toContain(`- [cart > pays](${s.url}/tests/${ids.pays}) — \`tests/pays.spec.ts\` _(new error)_<br>\`Error: expect(received).toBe(expected)\``);
     expect(section('Failed tests (2)')).toContain(`[cart > old](${s.url}/tests/${ids.old}) — \`tests/old.spec.ts\` _(quarantined)_`);
     expect(section('Fixed (1)')).toContain(`[cart > ships](${s.url}/tests/${ids.ships})`);
     expect(section('Flaky (passed after failing) (1)')).toContain(`[cart > wraps](${s.url}/tests/${ids.wraps})`);
@@ -83,7 +83,7 @@ describe('reporter summary', () => {
     expect(text).toContain('Test run failed on feature/cart (abcdef123456)');
     expect(text).toContain('4 tests: 1 passed, 2 failed, 1 flaky, 0 skipped — 25% pass rate');
     expect(text).toContain('No finished run on release to compare with.');
-    expect(text).toContain(`  ✗ cart > pays — tests/pays.spec.ts\n      Error: expect(received).toBe(expected)\n      ${s.url}/tests/${ids.pays}`);
+    expect(text).toContain(`  ✗ cart > pays — tests/pays.spec.ts\n      Error: expect(received).toBe(expected) (new error)\n      ${s.url}/tests/${ids.pays}`);
     expect(text).not.toContain('New failures');
     const json = ctxWith();
     printSummary(json.out, await summary(json, { runId: feature }), { format: 'json' });

@@ -41,6 +41,14 @@ export class Runs extends APIResource {
   summary(id: string, query: QueryOf<'runs.summary'> = {}, opts?: RequestOptions) {
     return this.client.request('runs.summary', { params: { id }, query }, opts);
   }
+  /**
+   * Compares the run with any other run of its project (`base`, of any branch): new failures, fixed,
+   * still failing, added, removed, slower and faster tests (≥ 20% and ≥ 100 ms), each list its
+   * first `limit` entries and its total.
+   */
+  compare(id: string, base: string, query: Omit<QueryOf<'runs.compare'>, 'base'> = {}, opts?: RequestOptions) {
+    return this.client.request('runs.compare', { params: { id }, query: { ...query, base } }, opts);
+  }
   /** Every run matching the query, fetching pages as the loop advances. */
   iterate(query: QueryOf<'runs.list'>, opts?: RequestOptions) {
     return paginate((q, o) => this.list(q, o), query, opts);

@@ -4,7 +4,7 @@ import { renderRunSummary, SUMMARY_MARKER } from './render.js';
 
 /* The renderer alone: what a hostile or odd test title does to the Markdown, and the size cap. */
 const test = (fullTitle: string, over: Partial<SummaryTest> = {}): SummaryTest => ({
-  testId: 't1', title: fullTitle, fullTitle, filePath: 'tests/a.spec.ts', status: 'failed', error: 'Error: boom', quarantined: false, url: 'https://tr.example/tests/t1', ...over,
+  testId: 't1', title: fullTitle, fullTitle, filePath: 'tests/a.spec.ts', status: 'failed', error: 'Error: boom', newError: false, errorFirstSeen: null, quarantined: false, url: 'https://tr.example/tests/t1', ...over,
 });
 const list = (...items: SummaryTest[]) => ({ total: items.length, items });
 const empty = list();

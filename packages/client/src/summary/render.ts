@@ -117,11 +117,20 @@ const markdown: Style = {
     const where = t.filePath ? ` — ${code(clip(t.filePath, 200))}` : '';
     const mark = t.quarantined ? ' _(quarantined)_' : '';
     const error = t.error ? `<br>${code(clip(t.error, ERROR_MAX))}` : '';
-    return `- [${md(clip(t.fullTitle || t.title, TITLE_MAX))}](${t.url})${where}${mark}${error}`;
+    const seen = errorNovelty(t);
+    return `- [${md(clip(t.fullTitle || t.title, TITLE_MAX))}](${t.url})${where}${mark}${seen ? ` _(${md(seen)})_` : ''}${error}`;
   },
   more: (n, s) => `- _…and ${n} more: see [the run](${s.run.url})_`,
   join: '\n\n',
 };
+
+/** "new error", or "error seen since 2026-11-02 in 9 runs, first on abc1234" (docs/insights.md). */
+export function errorNovelty(t: SummaryTest): string | null {
+  if (t.newError) return 'new error';
+  const f = t.errorFirstSeen;
+  if (!f) return null;
+  return `error seen since ${f.at.slice(0, 10)} in ${f.runs} run${f.runs === 1 ? '' : 's'}${f.commitSha ? `, first on ${f.commitSha.slice(0, 7)}` : ''}`;
+}
 
 // --- Plain text ----------------------------------------------------------------------------------
 
@@ -143,7 +152,8 @@ const text: Style = {
   item(t) {
     const mark = t.status === 'failed' ? '✗' : t.status === 'flaky' ? '~' : '✓';
     const lines = [`  ${mark} ${clip(t.fullTitle || t.title, TITLE_MAX)}${t.filePath ? ` — ${clip(t.filePath, 200)}` : ''}${t.quarantined ? ' (quarantined)' : ''}`];
-    if (t.error) lines.push(`      ${clip(t.error, ERROR_MAX)}`);
+    const seen = errorNovelty(t);
+    if (t.error) lines.push(`      ${clip(t.error, ERROR_MAX)}${seen ? ` (${seen})` : ''}`);
     lines.push(`      ${t.url}`);
     return lines.join('\n');
   },

@@ -8,6 +8,7 @@ import * as m006 from './migrations/006_webhook_format.js';
 import * as m007 from './migrations/007_ci_builds.js';
 import * as m008 from './migrations/008_run_summary.js';
 import * as m012 from './migrations/012_oidc.js';
+import * as m014 from './migrations/014_failure_intelligence.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -32,6 +33,7 @@ const migrations: Record<string, DialectMigration> = {
   '007_ci_builds': m007,
   '008_run_summary': m008,
   '012_oidc': m012,
+  '014_failure_intelligence': m014,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(private readonly types: MigrationTypes) {}

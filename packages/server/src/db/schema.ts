@@ -45,6 +45,8 @@ export interface TestsTable {
   is_flaky: Generated<Bool>; tags: string | null; annotations: string | null; error: string | null; error_message: string | null;
   steps: string | null; stdout: string | null; stderr: string | null; branch: string | null; commit_sha: string | null; created_at: string;
   run_attempt: Generated<number>;
+  /** errorGroups/fingerprint.ts; null without an error. */
+  error_fingerprint: string | null;
 }
 export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
 export interface WebhooksTable { id: string; project_id: string; url: string; events: string; format: Generated<string>; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }

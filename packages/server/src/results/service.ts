@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { joinTransaction } from '../db/transaction.js';
+import { fingerprintOf } from '../errorGroups/fingerprint.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
@@ -73,6 +74,8 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           annotations: t.annotations === undefined ? '[]' : JSON.stringify(t.annotations),
           error: toJson(t.error),
           error_message: t.error?.message ?? null,
+          // The error has no location of its own yet: the test's file stands for it (decisions §13).
+          error_fingerprint: fingerprintOf(t.error?.message, t.filePath),
           steps: t.steps === undefined ? '[]' : JSON.stringify(t.steps),
           stdout: t.stdout ?? null,
           stderr: t.stderr ?? null,

@@ -10,12 +10,15 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 /**
  * The key failures are grouped by: the message's first non-empty line without colours, with the
- * parts that differ between otherwise identical failures (numbers, hex ids, quoted values) masked.
+ * parts that differ between otherwise identical failures (temp dir paths, numbers, hex ids, quoted
+ * values) masked.
  */
 export function normaliseError(message: string | null): string {
   const line = (message ?? '').replace(ANSI, '').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
   if (!line) return '(no error message)';
   return line
+    // Temp dirs differ on every run (mkdtemp suffixes); the rest of the path is noise then too.
+    .replace(/(?:\/private)?\/(?:tmp|var\/folders)\/[^\s"'`]*|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s"'`]*/g, '<tmp>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
     .replace(/\b0x[0-9a-f]+\b|\b[0-9a-f]{12,}\b/gi, '<hex>')
     .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, '"…"')
@@ -56,8 +59,8 @@ export interface RunComparison {
 }
 
 type Newest = Map<string, { id: string; status: string }>;
-const FAILING = 'failed';
-const GOOD = new Set(['passed', 'flaky']);
+export const FAILING = 'failed';
+export const GOOD = new Set(['passed', 'flaky']);
 
 /**
  * Run-level insights shared by the dashboard and, later, the CLI summary and chat messages: what is

@@ -11,6 +11,8 @@ export interface CaseOutcome {
   filePath: string | null;
   status: string;
   errorMessage: string | null;
+  /** errorGroups/fingerprint.ts; null without an error. */
+  errorFingerprint: string | null;
 }
 
 /** Escapes LIKE wildcards; used with `escape '\'`, which SQLite and PostgreSQL both understand. */
@@ -31,18 +33,18 @@ export function createInsightsRepo(db: Db) {
 
     /**
      * The newest row of each case of a run (a retried test may be stored once per attempt), as
-     * case id → result id and status: one index range over the run's rows, light columns only.
+     * case id → result id, status and duration: one index range over the run's rows, light columns only.
      */
-    async newestPerCase(runId: string): Promise<Map<string, { id: string; status: string }>> {
-      const out = new Map<string, { id: string; status: string }>();
+    async newestPerCase(runId: string): Promise<Map<string, { id: string; status: string; duration: number }>> {
+      const out = new Map<string, { id: string; status: string; duration: number }>();
       if (await rerun(runId)) {
         // A CI re-run: the latest attempt's result, and a fail-then-pass across attempts reads flaky.
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_attempt']).where('run_id', '=', runId).orderBy('id').execute();
-        for (const r of countingResults(rows)) out.set(r.case_id, { id: r.id, status: r.effectiveStatus });
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_attempt', 'duration']).where('run_id', '=', runId).orderBy('id').execute();
+        for (const r of countingResults(rows)) out.set(r.case_id, { id: r.id, status: r.effectiveStatus, duration: r.duration });
         return out;
       }
-      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('run_id', '=', runId).orderBy('id').execute();
-      for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
+      const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'duration']).where('run_id', '=', runId).orderBy('id').execute();
+      for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status, duration: r.duration });
       return out;
     },
 
@@ -51,8 +53,8 @@ export function createInsightsRepo(db: Db) {
       const out: CaseOutcome[] = [];
       for (const ids of chunk(testIds, 500)) {
         if (ids.length === 0) continue;
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message']).where('id', 'in', ids).execute();
-        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message });
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint']).where('id', 'in', ids).execute();
+        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint });
       }
       return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
     },

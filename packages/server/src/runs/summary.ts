@@ -3,6 +3,7 @@ import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import type { ProjectService } from '../projects/service.js';
+import { createErrorGroupService, type FirstSeen } from '../errorGroups/service.js';
 import { createRunComparison, type CaseOutcome } from './comparison.js';
 import { resolveCounts } from './present.js';
 import { createRunRepo, type RunRow } from './repo.js';
@@ -19,6 +20,13 @@ export function firstErrorLine(message: string | null): string | null {
   return chars.length <= ERROR_LINE_MAX ? line : `${chars.slice(0, ERROR_LINE_MAX - 1).join('')}…`;
 }
 
+/** `newError` / `errorFirstSeen` of a summary item, from where its error was first seen. */
+export function errorNovelty(first: FirstSeen | undefined, runId: string) {
+  if (!first) return { newError: false, errorFirstSeen: null };
+  if (first.runId === runId) return { newError: true, errorFirstSeen: null };
+  return { newError: false, errorFirstSeen: { runId: first.runId, commitSha: first.commitSha, branch: first.branch, at: first.at, runs: first.runs } };
+}
+
 /**
  * The summary of a run that CI jobs, pull-request comments and chat messages show: counts, failures,
  * what is new or fixed against the base branch (the one comparison of `comparison.ts`, also behind
@@ -28,6 +36,7 @@ export function firstErrorLine(message: string | null): string | null {
 export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['internal'], 'defaultBranch'>) {
   const runs = createRunRepo(deps.db);
   const comparison = createRunComparison(deps);
+  const errorGroups = createErrorGroupService(deps);
 
   async function build(row: RunRow, base: string | undefined, limit: number): Promise<RunSummaryResponse> {
     // Read per call: with port 0 the address is known only once the server listens.
@@ -35,11 +44,14 @@ export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['in
     const branch = base ?? (await projects.defaultBranch(row.project_id));
     const [counts, facts] = await Promise.all([runs.statusCounts([row.id]), comparison.factsOf(row, branch)]);
     const quarantined = facts.quarantinedCases;
+    const firstSeen = await errorGroups.firstSeenOf(row.project_id, [...new Set(facts.failures.map((f) => f.errorFingerprint).filter((fp): fp is string => fp !== null))]);
+    const seen = (t: CaseOutcome): FirstSeen | undefined => (t.status === 'failed' && t.errorFingerprint ? firstSeen.get(t.errorFingerprint) : undefined);
     const list = (all: CaseOutcome[]): SummaryList => ({
       total: all.length,
       items: all.slice(0, limit).map((t) => ({
         testId: t.testId, title: t.title, fullTitle: t.fullTitle, filePath: t.filePath, status: t.status,
         error: t.status === 'failed' ? firstErrorLine(t.errorMessage) : null,
+        ...errorNovelty(seen(t), row.id),
         quarantined: quarantined.has(t.caseId), url: `${appUrl}/tests/${t.testId}`,
       })),
     });

@@ -10,7 +10,7 @@ export interface NavData {
   teams: (TeamWithRole & { projects: Project[] })[];
   /** The project the page belongs to, with the user's role in its team. */
   current: { project: Project; role: TeamWithRole['role'] } | null;
-  section: 'runs' | 'flaky' | 'settings' | null;
+  section: 'runs' | 'flaky' | 'errors' | 'settings' | null;
 }
 
 function Document({ title, script, noReferrer, children }: { title: string; script?: string; noReferrer?: boolean; children: Child }) {
@@ -72,6 +72,7 @@ export function Layout({ title, nav, children }: { title: string; nav: NavData; 
             <nav aria-label="Project">
               {link('runs', `/projects/${p.id}/runs`, 'Runs')}
               {link('flaky', `/projects/${p.id}/flaky`, 'Flaky tests')}
+              {link('errors', `/projects/${p.id}/errors`, 'Errors')}
               {link('settings', `/projects/${p.id}/settings`, 'Settings')}
             </nav>
           )}

@@ -1,12 +1,14 @@
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { LIMITS } from '@testreport/contract';
+import { COMPARE_LIMITS, LIMITS } from '@testreport/contract';
 import { roleAllows } from '../authz/policy.js';
 import { NotFoundError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import { formFields, LAST_PROJECT_COOKIE } from './authRoutes.js';
 import { pageOf } from './format.js';
 import { Layout, type NavData } from './layout.js';
+import { ComparePage, ComparePickPage } from './pages/compare.js';
+import { mountErrorPages } from './errorRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
@@ -77,8 +79,27 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
         services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
         run.finishedShards !== null ? services.runs.shards(principal, run.id).then((r) => r.data) : [],
       ]);
+      const fingerprints = [...new Set(groups.flatMap((g) => g.tests.map((t) => t.errorFingerprint)).filter((fp): fp is string => fp !== null))];
+      const seen = await services.errorGroups.firstSeenOf(run.projectId, fingerprints);
       rememberProject(c, run.projectId);
-      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
+      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} seen={seen} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
+    }),
+  );
+
+  app.get(
+    '/runs/:id/compare',
+    page(services, async (c) => {
+      const principal = c.get('principal');
+      const run = await services.runs.get(principal, param(c));
+      const nav = await loadNav(services, principal, run.projectId, 'runs');
+      const base = text(c.req.query('base'));
+      if (base) return render(c, services, <ComparePage nav={nav} c={await services.runCompare.compare(principal, run.id, { base, limit: COMPARE_LIMITS.listMax })} />);
+      const branch = text(c.req.query('branch'));
+      const [runs, branches] = await Promise.all([
+        services.runOverview.browse(principal, { projectId: run.projectId, branch, limit: RUNS_PER_PAGE, offset: 0 }),
+        services.runOverview.branches(principal, run.projectId),
+      ]);
+      return render(c, services, <ComparePickPage nav={nav} runId={run.id} runs={runs.data} branches={branches} branch={branch} />);
     }),
   );
 
@@ -137,6 +158,8 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       return c.redirect(safeNext(form.back), 303);
     }),
   );
+
+  mountErrorPages(app, services, page);
 
   /** `/`: the last project used (or the first one reachable). */
   return async function home(c: Ctx) {

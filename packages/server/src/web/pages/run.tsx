@@ -2,6 +2,7 @@ import type { Run, Shard } from '@testreport/contract';
 import { ShardTable } from '../components/shards.js';
 import type { CaseOutcome, ErrorGroup, RunComparison } from '../../runs/comparison.js';
 import type { RunOverviewService } from '../../runs/overview.js';
+import type { FirstSeen } from '../../errorGroups/service.js';
 import { Pager } from '../components/pager.js';
 import { StatusBadge } from '../components/status.js';
 import { SuiteTree } from '../components/suiteTree.js';
@@ -53,7 +54,24 @@ function Meta({ run }: { run: Run }) {
   );
 }
 
-export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number }) {
+/**
+ * "new error" when every error of the group occurred first in this run, else where the earliest
+ * was first seen: "seen since <date> in N runs (first on <commit>)" (docs/insights.md).
+ */
+function Novelty({ group, seen, runId }: { group: ErrorGroup; seen: Map<string, FirstSeen>; runId: string }) {
+  const firsts = group.tests.map((t) => (t.errorFingerprint ? seen.get(t.errorFingerprint) : undefined)).filter((f): f is FirstSeen => f !== undefined);
+  if (firsts.length === 0) return null;
+  const older = firsts.filter((f) => f.runId !== runId).sort((a, b) => a.at.localeCompare(b.at) || b.runs - a.runs)[0];
+  if (!older) return <span class="badge s-failed">new error</span>;
+  return (
+    <span class="muted small">
+      seen since <a href={`/runs/${older.runId}`}>{older.at.slice(0, 10)}</a> in {older.runs} run{older.runs === 1 ? '' : 's'}
+      {older.commitSha && <> (first on <code>{shortSha(older.commitSha)}</code>)</>}
+    </span>
+  );
+}
+
+export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; seen: Map<string, FirstSeen>; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number }) {
   const { run, groups, comparison, flaky, suite, filters } = props;
   const path = `/runs/${run.id}`;
   const cards: [string, string | number, string][] = [
@@ -72,6 +90,7 @@ export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups
           {run.status === 'running' && <span data-running class="muted small"> updating live</span>}
         </h1>
         <Meta run={run} />
+        <p class="small"><a href={`/runs/${run.id}/compare`}>Compare with…</a> any run of this project{comparison.baseRun && <> · <a href={`/runs/${run.id}/compare?base=${comparison.baseRun.id}`}>with the previous run</a></>}</p>
         <div class="cards">
           {cards.map(([label, value, cls]) => (
             <div class="card">
@@ -95,7 +114,7 @@ export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups
           groups.map((g, i) => (
             <details class="group" open={i < 3}>
               <summary>
-                <span class="badge s-failed">{g.count}</span> <code>{firstLine(g.example, 200)}</code>
+                <span class="badge s-failed">{g.count}</span> <code>{firstLine(g.example, 200)}</code> <Novelty group={g} seen={props.seen} runId={run.id} />
               </summary>
               <TestList tests={g.tests} />
             </details>
