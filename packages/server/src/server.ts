@@ -15,15 +15,20 @@ export interface RunningServer extends TestReportApp {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Wraps the app's fetch: the test harness checks every answer against openapi.json with it. */
+  wrapFetch?: (fetch: TestReportApp['fetch']) => TestReportApp['fetch'];
+}
+
 /** Listens on the configured port (0 picks a free one) and starts background jobs. */
-export async function startServer(input: ConfigInput = {}): Promise<RunningServer> {
+export async function startServer(input: ConfigInput = {}, options: StartOptions = {}): Promise<RunningServer> {
   const created = await createApp(input);
   const { config } = created;
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve(
       {
-        fetch: created.fetch,
+        fetch: options.wrapFetch ? options.wrapFetch(created.fetch) : created.fetch,
         port: config.port,
         hostname: config.host,
         serverOptions: { ...serverOptions(config), ...tls },

@@ -7,3 +7,4 @@ export * from './outbox.js';
 export * from './receiver.js';
 export * from './swift.js';
 export * from './database.js';
+export * from './responseCheck.js';
