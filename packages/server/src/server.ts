@@ -6,6 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type TestReportApp } from './app.js';
 import type { ConfigInput } from './config.js';
 import { applyConnectionLimits, serverOptions } from './connectionLimits.js';
+import { closeAfterUnreadBodies } from './unreadBodies.js';
 
 export interface RunningServer extends TestReportApp {
   /** {app_url}, e.g. http://localhost:43121 */
@@ -38,6 +39,7 @@ export async function startServer(input: ConfigInput = {}, options: StartOptions
     );
   });
   applyConnectionLimits(server as Server, config);
+  closeAfterUnreadBodies(server as Server);
   const port = (server.address() as AddressInfo).port;
   if (!config.publicUrl) {
     const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' || config.host === '::' ? 'localhost' : config.host;
