@@ -113,13 +113,16 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       return { data: await store(principal, tests, (i, field) => `tests[${i}].${field}`) };
     },
 
-    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; superseded?: boolean; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
+      let latestAttemptOnly = false;
       if (q.runId) {
-        const run = await db.selectFrom('runs').select('project_id').where('id', '=', q.runId).executeTakeFirst();
+        const run = await db.selectFrom('runs').select(['project_id', 'current_attempt']).where('id', '=', q.runId).executeTakeFirst();
         if (run?.project_id !== q.projectId) return { data: [], total: 0, limit: q.limit, offset: q.offset };
+        // Only a re-run CI build has superseded results; other runs skip the per-row check.
+        latestAttemptOnly = run.current_attempt > 1 && q.superseded !== true;
       }
-      const { rows, total } = await repo.list(q);
+      const { rows, total } = await repo.list({ ...q, latestAttemptOnly });
       return { data: rows.map(toTestListItem), total, limit: q.limit, offset: q.offset };
     },
 
