@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
-import { joinTransaction } from '../db/transaction.js';
+import { joinTransaction, whenCommitted } from '../db/transaction.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
@@ -86,12 +86,19 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       await repo.insertTests(rows);
       return rows.map(toTestCreated);
     });
-    // After the commit: a timestamp, not part of the results. Its failure (e.g. a deadlock with a
-    // concurrent finish) must not turn a stored batch into an error the reporter would retry.
-    try {
-      await others.runs.internal.resultsArrived([...runs].filter(([, r]) => r.build_key !== null).map(([id]) => id));
-    } catch (err) {
-      deps.logger.warn(`could not record activity of CI runs: ${(err as Error).message}`);
+    // After the commit, also of the Idempotency-Key's transaction the batch joined: a timestamp, not
+    // part of the results. Its failure (e.g. a deadlock with a concurrent finish) must not turn a
+    // stored batch into an error the reporter would retry, and on PostgreSQL a failed statement
+    // inside the transaction would abort it; nor should the shard rows stay locked for the batch.
+    const ciRuns = [...runs].filter(([, r]) => r.build_key !== null).map(([id]) => id);
+    if (ciRuns.length > 0) {
+      await whenCommitted(async () => {
+        try {
+          await others.runs.internal.resultsArrived(ciRuns);
+        } catch (err) {
+          deps.logger.warn(`could not record activity of CI runs: ${(err as Error).message}`);
+        }
+      });
     }
     return stored;
   }
