@@ -13,6 +13,8 @@ export interface ServerConfig {
   /** {storage_url}; defaults to {app_url}/storage. */
   storageUrl: string;
   secret: string;
+  /** Server secrets before a rotation (`TESTREPORT_SECRET_PREVIOUS`, comma-separated): values sealed under them still open. */
+  previousSecrets: string[];
   signedUrlTtlSeconds: number;
   rateLimits: boolean;
   webhookAllowPrivate: boolean;
@@ -76,6 +78,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     publicUrl,
     storageUrl,
     secret: input.secret ?? env.TESTREPORT_SECRET ?? loadOrCreateSecret(dataDir),
+    previousSecrets: input.previousSecrets ?? (env.TESTREPORT_SECRET_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     signedUrlTtlSeconds: input.signedUrlTtlSeconds ?? num(env.TESTREPORT_SIGNED_URL_TTL_SECONDS, 3600),
     rateLimits: input.rateLimits ?? (env.TESTREPORT_RATE_LIMITS ?? 'on') !== 'off',
     webhookAllowPrivate: input.webhookAllowPrivate ?? flag(env.TESTREPORT_WEBHOOK_ALLOW_PRIVATE, false),
