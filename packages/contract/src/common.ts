@@ -68,7 +68,6 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
-  'NOT_IMPLEMENTED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -57,8 +57,3 @@ export class RateLimitedError extends AppError {
     });
   }
 }
-export class NotImplementedError extends AppError {
-  constructor(what: string) {
-    super(501, 'NOT_IMPLEMENTED', `${what} is not implemented yet`);
-  }
-}
