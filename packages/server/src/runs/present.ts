@@ -1,6 +1,7 @@
 import type { Run, RunListItem, Shard } from '@testreport/contract';
 import { fromJson } from '../db/values.js';
-import type { RunRow, StatusCounts } from './repo.js';
+import type { RunRow } from './repo.js';
+import type { StatusCounts } from './statusCounts.js';
 import type { ShardRow } from './shardRepo.js';
 
 /** passedTests / totalTests × 100 with two decimals; 0 for an empty run (decisions §4). */
