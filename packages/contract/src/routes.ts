@@ -1,6 +1,6 @@
 // Free of zod (see core.ts): the methods and paths a client needs to call the API, without the
 // schemas. `endpoints.ts` adds each operation's schemas to these; the two tables have the same keys.
-/** Rate-limit groups of spec part 8 and decisions §9. `none` is not limited; `auth` is per client address. */
+/** Rate-limit groups of spec part 8 and docs/decisions.md §9. `none` is not limited; `auth` is per client address. */
 export const RATE_GROUPS = {
   runsRead: 100,
   runsWrite: 30,
@@ -39,7 +39,7 @@ export interface RouteDef {
   summary: string;
 }
 
-/** Error statuses an endpoint may declare in `errors` (decisions §3). */
+/** Error statuses an endpoint may declare in `errors` (docs/decisions.md §3). */
 export type ErrorStatus = 409 | 413;
 
 const r = <D extends RouteDef>(d: D) => d;

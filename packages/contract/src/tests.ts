@@ -23,7 +23,7 @@ export const testError = z.object({
 });
 export type TestError = z.infer<typeof testError>;
 
-/** Steps nest (decisions §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
+/** Steps nest (docs/decisions.md §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
 export interface StepInput {
   title: string;
   category: (typeof STEP_CATEGORIES)[number];

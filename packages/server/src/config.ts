@@ -59,7 +59,7 @@ const flag = (v: string | undefined, dflt: boolean) => (v === undefined || v ===
 const num = (v: string | undefined, dflt: number) => (v === undefined || v === '' ? dflt : Number(v));
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
-/** Explicit options win over TESTREPORT_* environment variables, which win over defaults (decisions §2). */
+/** Explicit options win over TESTREPORT_* environment variables, which win over defaults (docs/decisions.md §2). */
 export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const dataDir = resolve(input.dataDir ?? env.TESTREPORT_DATA_DIR ?? './.testreport');
   // The data dir holds the database (password and key hashes), the signing secret, mailed tokens in

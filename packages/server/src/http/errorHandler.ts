@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import { AppError } from '../lib/errors.js';
 import './context.js';
 
-/** The one place where errors become the envelope of decisions §3. Never leaks a stack trace. */
+/** The one place where errors become the envelope of docs/decisions.md §3. Never leaks a stack trace. */
 export function toErrorResponse(err: unknown, c: Context, logger: Logger): Response {
   if (err instanceof AppError) {
     const body = { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };

@@ -61,7 +61,7 @@ function requestBody(def: EndpointDef, components: Components) {
 }
 
 /**
- * What any endpoint may answer (decisions §3): bad input, no or wrong credentials, role or scope,
+ * What any endpoint may answer (docs/decisions.md §3): bad input, no or wrong credentials, role or scope,
  * unknown id, rate limit, and a server fault (e.g. the database gone), always in the envelope.
  */
 const COMMON_ERRORS = [400, 401, 403, 404, 429, 500];
@@ -90,7 +90,7 @@ function responses(def: EndpointDef, components: Components, error: unknown) {
   return out;
 }
 
-/** OpenAPI 3.1, generated from the same zod schemas that validate requests (decisions §1). */
+/** OpenAPI 3.1, generated from the same zod schemas that validate requests (docs/decisions.md §1). */
 export function buildOpenApi(appUrl: string) {
   const components = new Components();
   const paths: Record<string, Record<string, unknown>> = {};

@@ -16,7 +16,7 @@ function keyOf(serverSecret: string): Key {
 
 /**
  * Secrets the server must read back (webhook signing secrets) are stored sealed: AES-256-GCM under a
- * key derived from the server secret (`TESTREPORT_SECRET`, or `<data-dir>/secret`), decisions §12.
+ * key derived from the server secret (`TESTREPORT_SECRET`, or `<data-dir>/secret`), docs/decisions.md §12.
  * A sealed value is `enc1:<key id>:<iv>:<ciphertext>:<tag>`, bound to its row (`context`, e.g. the
  * webhook's id) so a value copied to another row does not open. Values sealed under a previous
  * server secret (`TESTREPORT_SECRET_PREVIOUS`) still open, and `isCurrent` tells which to re-seal.

@@ -71,7 +71,7 @@ export function createTestRepo(db: Db) {
       return db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    /** `latestAttemptOnly`: of a re-run CI build's run, each case's results of its latest attempt only (decisions §13). */
+    /** `latestAttemptOnly`: of a re-run CI build's run, each case's results of its latest attempt only (docs/decisions.md §13). */
     async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number; latestAttemptOnly?: boolean }) {
       // With a runId (whose project the service has checked) the run alone is the filter: adding
       // project_id would lead SQLite to walk the project's index newest-first instead of the run's.

@@ -56,7 +56,7 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
   const { config, authz, logger } = deps;
   const repo = createWebhookRepo(deps.db);
   const nowIso = () => config.now().toISOString();
-  // Signing secrets are stored sealed, bound to their webhook (decisions §12, lib/secretBox.ts).
+  // Signing secrets are stored sealed, bound to their webhook (docs/decisions.md §12, lib/secretBox.ts).
   const box = createSecretBox(config.secret, config.previousSecrets);
 
   /** The SSRF guard at save time (400 on `url`); delivery checks again on the connected address. */

@@ -3,7 +3,7 @@ import { createSecretBox } from '../../lib/secretBox.js';
 import type { MigrationContext, MigrationTypes } from '../database.js';
 
 /**
- * Webhook signing secrets were stored in clear (decisions §12 forbids it): each is sealed with
+ * Webhook signing secrets were stored in clear (docs/decisions.md §12 forbids it): each is sealed with
  * AES-256-GCM under a key derived from the server secret (lib/secretBox.ts), bound to its webhook's
  * id. A database with such secrets cannot be migrated without the server secret; one without any
  * (a new database, the tests' template) needs none.
