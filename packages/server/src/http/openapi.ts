@@ -111,7 +111,7 @@ export function buildOpenApi(appUrl: string) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'testreport API', version: '1.0.0', description: 'Test-results reporting: runs, tests, suites, flakiness, artifacts, webhooks.' },
+    info: { title: 'testreport API', version: '1.0.0', description: 'Test-results reporting: runs, tests, suites, flakiness, artifacts, webhooks.', license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: appUrl || '/' }],
     components: {
       schemas: components.schemas,
