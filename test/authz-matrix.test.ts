@@ -1,7 +1,7 @@
 /**
- * The authorization matrix of decisions §6, tested over HTTP for every operation of the contract ×
+ * The authorization matrix of docs/decisions.md §6, tested over HTTP for every operation of the contract ×
  * {owner, admin, member, viewer, API key of the project, API key of another project, user of
- * another team, no auth}. The expectations below are written from decisions §6 independently of
+ * another team, no auth}. The expectations below are written from docs/decisions.md §6 independently of
  * the server's policy table; `MATRIX` is typed by operation id and checked against the route table,
  * so a route added without an entry fails this test.
  */
@@ -22,7 +22,7 @@ interface Req {
   multipart?: FormData;
 }
 interface Case {
-  /** Principals allowed by decisions §6; everyone else is refused. */
+  /** Principals allowed by docs/decisions.md §6; everyone else is refused. */
   allow: Who[];
   /** How the scope is named: explicit projectId/teamId (out of reach → 403) or a resource id (→ 404). */
   scope: 'param' | 'resource' | 'none';
@@ -270,7 +270,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('authorization matrix (decisions §6)', () => {
+describe('authorization matrix (docs/decisions.md §6)', () => {
   it('has an entry for every operation of the route table, and no other', () => {
     expect(Object.keys(MATRIX).sort()).toEqual([...operationIds].sort());
   });

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 const createRun = (key: string) => t.api('POST', '/runs', { auth: key, body: { projectId: t.projectId, status: 'running' } });
 
-describe('rate limits (spec part 8, decisions §9)', () => {
+describe('rate limits (spec part 8, docs/decisions.md §9)', () => {
   it('allows 30 run writes a minute per key, then answers 429 with Retry-After', async () => {
     for (let i = 1; i <= 30; i++) {
       const res = await createRun(t.apiKey);

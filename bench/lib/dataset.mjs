@@ -1,7 +1,7 @@
 // Writes a large project history straight into the database (rows matching
 // packages/server/src/db/migrations/): `runs` finished runs of `perRun` tests each, the same
 // `perRun` test cases in every run, with flakiness stats on test_cases consistent with the stored
-// results (decisions §7: last 50 non-skipped results). SQLite through better-sqlite3 prepared
+// results (docs/decisions.md §7: last 50 non-skipped results). SQLite through better-sqlite3 prepared
 // statements; PostgreSQL through `pg` with one `INSERT … SELECT * FROM unnest(…)` per run (the
 // schema is the same there: booleans as integers, JSON and timestamps as text).
 import Database from 'better-sqlite3';

@@ -1,4 +1,4 @@
-// Starts the real server in a child process, the way an operator does (decisions §2).
+// Starts the real server in a child process, the way an operator does (docs/decisions.md §2).
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

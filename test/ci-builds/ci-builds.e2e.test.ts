@@ -124,7 +124,7 @@ const testsOf = async (runId: string) => (await t.api('GET', `/tests?projectId=$
 
 /**
  * The deliveries of one run as `<event>#<finishCount>`, after the worker sent everything due. Each
- * finish sends run.completed, and run.failed too when tests failed (decisions §8).
+ * finish sends run.completed, and run.failed too when tests failed (docs/decisions.md §8).
  */
 async function deliveriesFor(runId: string) {
   await t.server.services.webhooks.deliverDueOnce();

@@ -190,7 +190,7 @@ describe('sessions, keys, projects and settings', () => {
     expect(human.stdout).toMatch(/flakiness threshold\s+0\.25/);
     expect((await cli(['settings', 'set', '--project', srv.projectId], env())).code).toBe(2);
     expect((await cli(['settings', 'set', '--project', srv.projectId, '--retention-days', '0'], env())).code).toBe(2);
-    // A key may read settings but not change them (decisions §6).
+    // A key may read settings but not change them (docs/decisions.md §6).
     const byKey = await cli(['settings', 'set', '--retention-days', '5'], { ...keyEnv, TESTREPORT_CONFIG_DIR: tempDir('none-') });
     expect(byKey.code).toBe(1);
     expect(byKey.stderr).toMatch(/FORBIDDEN|UNAUTHORIZED/);

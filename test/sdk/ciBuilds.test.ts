@@ -192,6 +192,33 @@ describe('CI re-runs', () => {
     expect(flaky.data.find((e) => e.fullTitle === 'suite > still broken')).toBeUndefined();
   });
 
+  it('GET /tests?runId= of a re-run build lists each test once as its latest attempt left it; superseded=true adds the replaced results', async () => {
+    const ciBuildId = newBuild();
+    const run = await join(ciBuildId, 1, 2, { attempt: 1 });
+    await join(ciBuildId, 2, 2, { attempt: 1 });
+    await sdk.tests.createBatch([aTest(run.id, 'shard one'), aTest(run.id, 'heals', 'failed'), aTest(run.id, 'broken', 'failed')]);
+    await end(run.id, 1, 'failed');
+    await end(run.id, 2, 'passed');
+    await join(ciBuildId, 1, 2, { attempt: 2 });
+    await sdk.tests.createBatch([aTest(run.id, 'heals', 'passed'), aTest(run.id, 'broken', 'failed')]);
+    await end(run.id, 1, 'failed', {}, 2);
+
+    const listed = (page: { data: { title: string; status: string; ciAttempt: number }[] }) =>
+      page.data.map((r) => `${r.title} ${r.status} #${r.ciAttempt}`).sort();
+    const latest = await sdk.tests.list({ projectId: t.projectId, runId: run.id });
+    expect(latest.total).toBe(3);
+    expect(listed(latest)).toEqual(['broken failed #2', 'heals passed #2', 'shard one passed #1']);
+    const iterated = [];
+    for await (const r of sdk.tests.iterate({ projectId: t.projectId, runId: run.id, limit: 1 })) iterated.push(r);
+    expect(listed({ data: iterated })).toEqual(listed(latest));
+
+    const all = await sdk.tests.list({ projectId: t.projectId, runId: run.id, superseded: 'true' });
+    expect(all.total).toBe(5);
+    expect(listed(all)).toEqual(['broken failed #1', 'broken failed #2', 'heals failed #1', 'heals passed #2', 'shard one passed #1']);
+    // A filter applies to what is listed: the healed test's failure of attempt 1 is not a failure of the build.
+    expect(listed(await sdk.tests.list({ projectId: t.projectId, runId: run.id, status: 'failed' }))).toEqual(['broken failed #2']);
+  });
+
   it('a retried job without an attempt number (GitLab) joins as the next attempt of its shard', async () => {
     const ciBuildId = newBuild();
     const first = await join(ciBuildId, 1, 1);

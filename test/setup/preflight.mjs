@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The first step of `npm test`, before the typecheck, so that a machine that cannot run the suite
 // hears so at once.
-// 1. Chromium: the reporter, CLI and pack tests run real Playwright in it. Without one, one line
-//    naming what to install (vitest's global set-up says the same to a bare `vitest run`).
+// 1. The machine (provision.mjs): Chromium, Swift for the S3 tests and a PostgreSQL the API suites
+//    can use. As root it installs and starts what is missing; otherwise it stops at once with the
+//    one command that does (`sudo node test/setup/preflight.mjs --provision`, which does only this).
 // 2. dist/: the end-to-end tests spawn the built binaries and reporter, so a dist/ older than the
 //    sources would test yesterday's code. Rebuild when any source or build setting is newer than
 //    the oldest built file (or a package has no build); skip otherwise, so CI, whose `npm ci` has
@@ -12,7 +13,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_HINT, findChromium } from './chromium.mjs';
+import { provision } from './provision.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const packages = readdirSync(join(root, 'packages')).filter((p) => existsSync(join(root, 'packages', p, 'src')));
@@ -41,10 +42,13 @@ function staleReason() {
   return newer ? `${newer.slice(root.length)} changed since the last build` : undefined;
 }
 
-if (!findChromium()) {
-  process.stderr.write(`error: ${CHROMIUM_HINT}\n`);
+try {
+  await provision();
+} catch (err) {
+  process.stderr.write(`\nerror: ${err.message}\n\n`);
   process.exit(1);
 }
+if (process.argv.includes('--provision')) process.exit(0);
 
 const reason = staleReason();
 if (reason) {

@@ -1,5 +1,5 @@
 /**
- * The API key shape of decisions §10: `trk_live_` + 32 base62 characters + a 6-character base62
+ * The API key shape of docs/decisions.md §10: `trk_live_` + 32 base62 characters + a 6-character base62
  * CRC32 of everything before it. Shared by the server (which mints keys) and every client (which
  * refuses a mistyped, truncated or placeholder key before it touches the network).
  */

@@ -1,5 +1,5 @@
 // Free of zod, like everything `core.ts` exports: clients that need only the numbers load no schemas.
-/** Bounds and caps settled by decisions §4; exported so server, SDK and docs agree. */
+/** Bounds and caps settled by docs/decisions.md §4; exported so server, SDK and docs agree. */
 export const LIMITS = {
   titleChars: 1_000,
   nameChars: 200,

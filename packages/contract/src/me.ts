@@ -4,7 +4,7 @@ import { user } from './auth.js';
 import { project } from './projects.js';
 import { teamWithRole } from './teams.js';
 
-/** GET /me (decisions §5): who the caller is. The reporter uses it to check key rules 3–4. */
+/** GET /me (docs/decisions.md §5): who the caller is. The reporter uses it to check key rules 3–4. */
 export const meUser = z.object({ type: z.literal('user'), user, teams: z.array(teamWithRole) });
 export const meApiKey = z.object({
   type: z.literal('apiKey'),

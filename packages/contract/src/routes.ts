@@ -1,6 +1,6 @@
 // Free of zod (see core.ts): the methods and paths a client needs to call the API, without the
 // schemas. `endpoints.ts` adds each operation's schemas to these; the two tables have the same keys.
-/** Rate-limit groups of spec part 8 and decisions §9. `none` is not limited; `auth` is per client address. */
+/** Rate-limit groups of spec part 8 and docs/decisions.md §9. `none` is not limited; `auth` is per client address. */
 export const RATE_GROUPS = {
   runsRead: 100,
   runsWrite: 30,
@@ -29,8 +29,18 @@ export interface RouteDef {
   auth: EndpointAuth;
   rateGroup: RateGroup;
   status: 200 | 201;
+  /** A second success status with the same body: 200 when a create found what it would have made. */
+  alsoOk?: 200;
+  /**
+   * Error statuses this endpoint answers beyond those every endpoint can (400, 401, 403, 404, 429, 500),
+   * every POST (409: Idempotency-Key reuse) and every request with a body (413). See openapi.ts.
+   */
+  errors?: readonly ErrorStatus[];
   summary: string;
 }
+
+/** Error statuses an endpoint may declare in `errors` (docs/decisions.md §3). */
+export type ErrorStatus = 409 | 413;
 
 const r = <D extends RouteDef>(d: D) => d;
 const api = { base: 'api', auth: 'any' } as const;
@@ -39,7 +49,7 @@ const app = { base: 'app', auth: 'public', rateGroup: 'auth' } as const;
 /** Every endpoint the server serves and the SDK calls, by operation id: how it is reached. */
 export const routes = {
   // Runs
-  'runs.create': r({ ...api, method: 'POST', path: '/runs', rateGroup: 'runsWrite', status: 201, summary: 'Create a run' }),
+  'runs.create': r({ ...api, method: 'POST', path: '/runs', rateGroup: 'runsWrite', status: 201, alsoOk: 200, summary: 'Create a run (200: a shard of a CI build joined the build\'s run; 409: another shardTotal than the run\'s)' }),
   'runs.list': r({ ...api, method: 'GET', path: '/runs', rateGroup: 'runsRead', status: 200, summary: 'List runs of a project, newest first' }),
   'runs.get': r({ ...api, method: 'GET', path: '/runs/:id', rateGroup: 'runsRead', status: 200, summary: 'Get a run' }),
   'runs.update': r({ ...api, method: 'PATCH', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Update status, counts and duration of a run' }),
@@ -60,7 +70,7 @@ export const routes = {
   'errors.list': r({ ...api, method: 'GET', path: '/errors', rateGroup: 'testsRead', status: 200, summary: 'Error groups of a project across runs (fingerprinted errors), most recently seen first' }),
   'errors.get': r({ ...api, method: 'GET', path: '/errors/:fingerprint', rateGroup: 'testsRead', status: 200, summary: 'One error group with its daily occurrences and the tests it hits' }),
   // Suites
-  'testSuites.upsert': r({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, summary: 'Create or update a suite (201 created, 200 updated)' }),
+  'testSuites.upsert': r({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, alsoOk: 200, summary: 'Create or update a suite (201 created, 200 updated)' }),
   'testSuites.createBatch': r({ ...api, method: 'POST', path: '/test-suites/batch', rateGroup: 'testsWrite', status: 201, summary: 'Create or update 1–500 suites, all or nothing' }),
   'testSuites.list': r({ ...api, method: 'GET', path: '/test-suites', rateGroup: 'testsRead', status: 200, summary: 'Suite tree of a run' }),
   // Flakiness
@@ -85,11 +95,11 @@ export const routes = {
   'teams.delete': r({ ...api, auth: 'user', method: 'DELETE', path: '/teams/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Delete a team and all its projects' }),
   'members.list': r({ ...api, auth: 'user', method: 'GET', path: '/team-members', rateGroup: 'projectsTeams', status: 200, summary: 'Members of a team' }),
   'members.invite': r({ ...api, auth: 'user', method: 'POST', path: '/team-members', rateGroup: 'projectsTeams', status: 201, summary: 'Invite someone by e-mail' }),
-  'members.update': r({ ...api, auth: 'user', method: 'PATCH', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, summary: "Change a member's role" }),
-  'members.remove': r({ ...api, auth: 'user', method: 'DELETE', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Remove a member from a team' }),
+  'members.update': r({ ...api, auth: 'user', method: 'PATCH', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, errors: [409], summary: "Change a member's role" }),
+  'members.remove': r({ ...api, auth: 'user', method: 'DELETE', path: '/team-members/:id', rateGroup: 'projectsTeams', status: 200, errors: [409], summary: 'Remove a member from a team' }),
   'invitations.list': r({ ...api, auth: 'user', method: 'GET', path: '/invitations', rateGroup: 'projectsTeams', status: 200, summary: 'Invitations of a team' }),
   'invitations.accept': r({ ...api, auth: 'user', method: 'POST', path: '/invitations/accept', rateGroup: 'projectsTeams', status: 200, summary: 'Accept an invitation sent to your e-mail' }),
-  'invitations.revoke': r({ ...api, auth: 'user', method: 'DELETE', path: '/invitations/:id', rateGroup: 'projectsTeams', status: 200, summary: 'Revoke a pending invitation' }),
+  'invitations.revoke': r({ ...api, auth: 'user', method: 'DELETE', path: '/invitations/:id', rateGroup: 'projectsTeams', status: 200, errors: [409], summary: 'Revoke a pending invitation' }),
   // API keys
   'apiKeys.list': r({ ...api, method: 'GET', path: '/api-keys', rateGroup: 'keysWebhooks', status: 200, summary: 'API keys of a project (masked)' }),
   'apiKeys.create': r({ ...api, auth: 'user', method: 'POST', path: '/api-keys', rateGroup: 'keysWebhooks', status: 201, summary: 'Create an API key; the full key is returned only here' }),

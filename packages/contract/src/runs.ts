@@ -43,7 +43,9 @@ export const runCreate = z
     if (v.shardCurrent !== undefined && v.shardTotal !== undefined && v.shardCurrent > v.shardTotal) {
       ctx.addIssue({ code: 'custom', path: ['shardCurrent'], message: 'must be ≤ shardTotal', params: { reason: 'out_of_range' } });
     }
-  });
+  })
+  // The refinement above in JSON Schema terms, for openapi.json; `≤` has no keyword, so it is said in words.
+  .meta({ dependentRequired: { shardCurrent: ['shardTotal'] }, description: 'shardCurrent requires shardTotal and must be ≤ shardTotal.' });
 export type RunCreate = z.input<typeof runCreate>;
 
 const nullableString = z.string().nullable();
@@ -114,14 +116,8 @@ export const shard = z.object({
 export type Shard = z.infer<typeof shard>;
 export const shardList = z.object({ data: z.array(shard) });
 
-export const runCreated = run.pick({
-  id: true, projectId: true, status: true, branch: true, commitSha: true, commitMessage: true, commitAuthor: true,
-  ciProvider: true, ciBuildId: true, ciBuildUrl: true, frameworkVersion: true, workers: true, browser: true, os: true,
-  createdAt: true, updatedAt: true, group: true, shardTotal: true, shardCurrent: true,
-}).extend({
-  /** The joining shard's attempt; null on an ungrouped run. */
-  attempt: nullableNumber,
-});
+/** The whole run, plus the joining shard's attempt (null on an ungrouped run). */
+export const runCreated = run.extend({ attempt: nullableNumber });
 export type RunCreated = z.infer<typeof runCreated>;
 
 export const runListItem = run.pick({
@@ -154,12 +150,10 @@ export const runUpdate = z.object({
   /** On a run of a CI build: which shard (default 1) and attempt (default its latest) reports its end. */
   shardCurrent: z.number().int().min(1).optional(),
   attempt: z.number().int().min(1).optional(),
-});
+}).meta({ description: 'Counts must add up once applied: no part, nor passed + failed + skipped + flaky, above totalTests (400 naming the field otherwise).' });
 export type RunUpdate = z.input<typeof runUpdate>;
 
-export const runUpdated = run.pick({
-  id: true, status: true, totalTests: true, passedTests: true, failedTests: true, skippedTests: true,
-  flakyTests: true, duration: true, updatedAt: true,
-});
+/** PATCH answers the whole run as it is after the change (docs/api.md). */
+export const runUpdated = run;
 
 export const runDeleted = successResponse;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cappedText, durationMs, id, LIMITS, pageQuery, paged, list, timestamp, title, truncate } from './common.js';
+import { cappedText, durationMs, id, LIMITS, pageQuery, paged, list, queryBool, timestamp, title, truncate } from './common.js';
 
 export const TEST_STATUSES = ['passed', 'failed', 'skipped', 'flaky'] as const;
 export const testStatus = z.enum(TEST_STATUSES);
@@ -23,7 +23,7 @@ export const testError = z.object({
 });
 export type TestError = z.infer<typeof testError>;
 
-/** Steps nest (decisions §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
+/** Steps nest (docs/decisions.md §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
 export interface StepInput {
   title: string;
   category: (typeof STEP_CATEGORIES)[number];
@@ -150,6 +150,9 @@ export const testBatchCreated = z.object({ data: z.array(testCreated) });
 
 export const testListItem = test.pick({
   id: true, runId: true, title: true, fullTitle: true, filePath: true, status: true, duration: true, isFlaky: true, error: true, createdAt: true,
+}).extend({
+  /** The CI attempt of the run that stored this result (1 unless the CI build was re-run). */
+  ciAttempt: z.number().int(),
 });
 export type TestListItem = z.infer<typeof testListItem>;
 export const testListQuery = z.object({
@@ -157,6 +160,8 @@ export const testListQuery = z.object({
   runId: id.optional(),
   status: testStatus.optional(),
   search: z.string().min(1).max(LIMITS.titleChars).optional(),
+  /** With runId: also list the results that a later CI attempt of the run replaced (default: latest attempt only). */
+  superseded: queryBool.optional(),
   ...pageQuery,
 });
 export type TestListQuery = z.input<typeof testListQuery>;

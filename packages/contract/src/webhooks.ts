@@ -104,7 +104,7 @@ export const deliveryListQuery = z.object({
 export const deliveryList = z.object({ data: z.array(delivery), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const webhookTestResult = delivery;
 
-/** The JSON body of every delivery (decisions §8). */
+/** The JSON body of every delivery (docs/decisions.md §8). */
 export const webhookPayload = z.object({
   id,
   event: z.enum(['run.completed', 'run.failed', 'ping']),

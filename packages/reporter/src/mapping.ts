@@ -23,7 +23,7 @@ export function relativeFile(config: FullConfig, file: string): string {
   return rel;
 }
 
-/** Describe blocks and title, with the project name first when the config has several (decisions §7). */
+/** Describe blocks and title, with the project name first when the config has several (docs/decisions.md §7). */
 export function fullTitleOf(test: TestCase, multiProject: boolean): string {
   // titlePath() = ['', project, file, ...describes, title]
   const path = test.titlePath();

@@ -1,8 +1,8 @@
 import type { TestReportClient } from '@testreport/client';
 import type { ReplayProgress, ReplayResult } from './spool.js';
 
-/** The spool format's version (header `v`); a replay refuses other versions. */
-export const SPOOL_VERSION = 1;
+// Its own module: spool.ts needs it too, and importing it from here made the two import each other.
+export { SPOOL_VERSION } from './spoolVersion.js';
 
 /**
  * Sends what a spool file holds and the server has not acknowledged, in order (run, suites, tests,

@@ -6,7 +6,7 @@ import { deliver, type Outgoing } from './delivery/deliver.js';
 import { Delivery, type Ack } from './delivery/engine.js';
 import { idempotencyKey, type AckRecord, type ArtifactRecord, type FinishRecord, type RunRecord, type SuiteRecord, type BatchRecord } from './delivery/records.js';
 import { shardOf } from './ciBuild.js';
-import { SPOOL_VERSION } from './replay.js';
+import { SPOOL_VERSION } from './spoolVersion.js';
 
 export { idempotencyKey };
 export type { RunBody } from './delivery/records.js';

@@ -34,7 +34,7 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   const config = resolveConfig(input);
   const logger = config.logger;
   const { db, close: closeDb } = openDatabase(config.databaseUrl, { warn: (m, d) => logger.warn(m, d) });
-  await migrateToLatest(db);
+  await migrateToLatest(db, { secret: config.secret, previousSecrets: config.previousSecrets });
   const authz = createAuthz(createAuthzRepo(db));
   const services = createServices({
     db,
@@ -49,6 +49,9 @@ export async function createApp(input: ConfigInput = {}): Promise<TestReportApp>
   // Before the first request: files left by a crash mid-upload (partial, or stored without a row).
   const swept = await services.artifacts.sweepOrphans();
   if (swept > 0) logger.info(`removed ${swept} artifact file(s) left behind by an interrupted upload`);
+  // After a rotation of the server secret: values sealed under the previous one move to the new one.
+  const resealed = await services.webhooks.resealSecrets();
+  if (resealed > 0) logger.info(`re-sealed ${resealed} webhook secret(s) under the current server secret`);
 
   const app = new Hono();
   mountEdge(app, config);

@@ -13,6 +13,8 @@ export interface ServerConfig {
   /** {storage_url}; defaults to {app_url}/storage. */
   storageUrl: string;
   secret: string;
+  /** Server secrets before a rotation (`TESTREPORT_SECRET_PREVIOUS`, comma-separated): values sealed under them still open. */
+  previousSecrets: string[];
   signedUrlTtlSeconds: number;
   rateLimits: boolean;
   webhookAllowPrivate: boolean;
@@ -82,7 +84,7 @@ const flag = (v: string | undefined, dflt: boolean) => (v === undefined || v ===
 const num = (v: string | undefined, dflt: number) => (v === undefined || v === '' ? dflt : Number(v));
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
-/** Explicit options win over TESTREPORT_* environment variables, which win over defaults (decisions §2). */
+/** Explicit options win over TESTREPORT_* environment variables, which win over defaults (docs/decisions.md §2). */
 export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const dataDir = resolve(input.dataDir ?? env.TESTREPORT_DATA_DIR ?? './.testreport');
   // The data dir holds the database (password and key hashes), the signing secret, mailed tokens in
@@ -101,6 +103,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     publicUrl,
     storageUrl,
     secret: input.secret ?? env.TESTREPORT_SECRET ?? loadOrCreateSecret(dataDir),
+    previousSecrets: input.previousSecrets ?? (env.TESTREPORT_SECRET_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     signedUrlTtlSeconds: input.signedUrlTtlSeconds ?? num(env.TESTREPORT_SIGNED_URL_TTL_SECONDS, 3600),
     rateLimits: input.rateLimits ?? (env.TESTREPORT_RATE_LIMITS ?? 'on') !== 'off',
     webhookAllowPrivate: input.webhookAllowPrivate ?? flag(env.TESTREPORT_WEBHOOK_ALLOW_PRIVATE, false),

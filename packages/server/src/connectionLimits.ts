@@ -26,7 +26,7 @@ export function serverOptions(limits: Limits): ServerOptions {
   };
 }
 
-const hasBody = (req: IncomingMessage) => req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined;
+export const hasBody = (req: IncomingMessage) => req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined;
 
 /**
  * The connection cap, and the body time-out Node lacks: while a request body is arriving, a socket

@@ -6,6 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type TestReportApp } from './app.js';
 import type { ConfigInput } from './config.js';
 import { applyConnectionLimits, serverOptions } from './connectionLimits.js';
+import { closeAfterUnreadBodies } from './unreadBodies.js';
 
 export interface RunningServer extends TestReportApp {
   /** {app_url}, e.g. http://localhost:43121 */
@@ -15,15 +16,20 @@ export interface RunningServer extends TestReportApp {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Wraps the app's fetch: the test harness checks every answer against openapi.json with it. */
+  wrapFetch?: (fetch: TestReportApp['fetch']) => TestReportApp['fetch'];
+}
+
 /** Listens on the configured port (0 picks a free one) and starts background jobs. */
-export async function startServer(input: ConfigInput = {}): Promise<RunningServer> {
+export async function startServer(input: ConfigInput = {}, options: StartOptions = {}): Promise<RunningServer> {
   const created = await createApp(input);
   const { config } = created;
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
   const server: ServerType = await new Promise((resolve) => {
     const s = serve(
       {
-        fetch: created.fetch,
+        fetch: options.wrapFetch ? options.wrapFetch(created.fetch) : created.fetch,
         port: config.port,
         hostname: config.host,
         serverOptions: { ...serverOptions(config), ...tls },
@@ -33,6 +39,7 @@ export async function startServer(input: ConfigInput = {}): Promise<RunningServe
     );
   });
   applyConnectionLimits(server as Server, config);
+  closeAfterUnreadBodies(server as Server);
   const port = (server.address() as AddressInfo).port;
   if (!config.publicUrl) {
     const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' || config.host === '::' ? 'localhost' : config.host;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@testreport/client';
 import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { keyContext, testContext } from '../lib/testContext.js';
+import { keyContext, testContext } from '../testing/context.js';
 import { login, logout, whoami } from './auth.js';
 
 let srv: TestServer;

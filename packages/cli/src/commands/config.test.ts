@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../lib/errors.js';
-import { tempDir, testContext } from '../lib/testContext.js';
+import { tempDir, testContext } from '../testing/context.js';
 import { setConfig, showConfig, unsetConfig } from './config.js';
 
 const setting = (shown: Awaited<ReturnType<typeof showConfig>>, key: string) => shown.settings.find((s) => s.key === key);

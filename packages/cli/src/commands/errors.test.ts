@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
 import { Output } from '../lib/output.js';
-import { keyContext } from '../lib/testContext.js';
+import { keyContext } from '../testing/context.js';
 import { getError, listErrors, printError, printErrorList } from './errors.js';
 
 let srv: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
-import { keyContext } from '../lib/testContext.js';
+import { keyContext } from '../testing/context.js';
 import { listFlaky, setQuarantine } from './flaky.js';
 
 let srv: TestServer;

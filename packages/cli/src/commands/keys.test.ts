@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@testreport/client';
 import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { keyContext, sessionContext, testContext, type TestContext } from '../lib/testContext.js';
+import { keyContext, sessionContext, testContext, type TestContext } from '../testing/context.js';
 import { whoami } from './auth.js';
 import { createKey, deleteKey, listKeys, setKeyActive } from './keys.js';
 

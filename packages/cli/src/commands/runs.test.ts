@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '@testreport/client';
 import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { keyContext, testContext } from '../lib/testContext.js';
+import { keyContext, testContext } from '../testing/context.js';
 import { cancelRun, completeRun, deleteRun, getRun, listRuns, runShards } from './runs.js';
 
 let srv: TestServer;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { keyContext, sessionContext } from '../lib/testContext.js';
+import { keyContext, sessionContext } from '../testing/context.js';
 import { getSettings, updateSettings } from './settings.js';
 
 let srv: TestServer;

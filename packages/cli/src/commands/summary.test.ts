@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderRunSummary, SUMMARY_MARKER, SUMMARY_MAX_CHARS } from '@testreport/client';
 import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { tempDir, testContext } from '../lib/testContext.js';
+import { tempDir, testContext } from '../testing/context.js';
 import { printSummary, summary } from './summary.js';
 import { upload } from './upload.js';
 

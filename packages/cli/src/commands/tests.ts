@@ -40,6 +40,8 @@ function printTestList(out: Output, res: ResponseOf<'tests.list'>): void {
     { header: 'ID', value: (t) => t.id },
     { header: 'STATUS', value: (t) => t.status, color: (s) => out.status(s) },
     { header: 'DURATION', value: (t) => ms(t.duration), align: 'right' },
+    // The CI attempt (re-run) of the build that stored the result: 1 unless the build was re-run.
+    { header: 'CI', value: (t) => t.ciAttempt, align: 'right' },
     { header: 'TEST', value: (t) => t.fullTitle, max: 80 },
     { header: 'FILE', value: (t) => t.filePath, max: 40 },
   ], 'No test results.');
@@ -102,14 +104,16 @@ Examples:
     .description('list test results of the project (or of one run)')
     .option('--run <runId>', 'only results of this run')
     .addOption(new Option('--status <status>', 'only results with this status').choices(TEST_STATUSES))
-    .option('--search <text>', 'title contains this text');
+    .option('--search <text>', 'title contains this text')
+    .option('--superseded', 'with --run of a re-run CI build: also the results a later CI attempt replaced');
   for (const o of pageOptions()) list.addOption(o);
   list.action(
     command({
-      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; limit?: string; offset?: string }) => ({
+      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; superseded?: boolean; limit?: string; offset?: string }) => ({
         runId: flags.run,
         status: flags.status,
         search: flags.search,
+        ...(flags.superseded ? { superseded: 'true' as const } : {}),
         ...page(flags),
       }),
       run: listTests,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, startTestServer, type Receiver, type TestServer } from '@testreport/server/testing';
 import { UsageError } from '../lib/errors.js';
-import { keyContext } from '../lib/testContext.js';
+import { keyContext } from '../testing/context.js';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, updateWebhook, webhookFormat } from './webhooks.js';
 
 let srv: TestServer;

@@ -171,7 +171,7 @@ function stepsOf(steps: PwStep[] | undefined): StepInput[] | undefined {
 }
 
 export interface SpecContext {
-  /** Put the project name first in fullTitle (decisions §7): the report ran more than one project. */
+  /** Put the project name first in fullTitle (docs/decisions.md §7): the report ran more than one project. */
   multiProject: boolean;
   /** Attachment paths in the report are absolute or relative to the report's folder. */
   reportDir: string;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Context } from '../lib/context.js';
-import { useServerAndConfigDir } from '../lib/testContext.js';
+import { useServerAndConfigDir } from '../testing/context.js';
 import { upload } from '../commands/upload.js';
 
 /**

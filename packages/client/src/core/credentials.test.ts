@@ -66,7 +66,7 @@ describe('offline API key checks (spec rule 8)', () => {
   });
 });
 
-describe('transport security (decisions §11)', () => {
+describe('transport security (docs/decisions.md §11)', () => {
   it('knows loopback hosts', () => {
     for (const h of ['localhost', 'app.localhost', '127.0.0.1', '127.8.9.10', '[::1]', '::1']) expect(isLoopbackHost(h)).toBe(true);
     for (const h of ['example.com', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '[::2]']) expect(isLoopbackHost(h)).toBe(false);

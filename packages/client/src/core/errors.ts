@@ -100,7 +100,7 @@ export class KeyValidationError extends TestReportError {
   }
 }
 
-/** A key, password or cookie would have crossed plain http:// to a non-loopback host (decisions §11). */
+/** A key, password or cookie would have crossed plain http:// to a non-loopback host (docs/decisions.md §11). */
 export class InsecureTransportError extends TestReportError {
   constructor(url: string) {
     super(

@@ -1,7 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { InsecureTransportError } from './errors.js';
 
-/** localhost, *.localhost, 127.0.0.0/8 and ::1 (decisions §11). */
+/** localhost, *.localhost, 127.0.0.0/8 and ::1 (docs/decisions.md §11). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;

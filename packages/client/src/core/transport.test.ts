@@ -206,7 +206,7 @@ describe('typed errors', () => {
       [409, 'CONFLICT', ConflictError],
       [413, 'PAYLOAD_TOO_LARGE', PayloadTooLargeError],
       [429, 'RATE_LIMITED', RateLimitError],
-      [501, 'NOT_IMPLEMENTED', ServerError],
+      [500, 'INTERNAL_ERROR', ServerError],
     ];
     for (const [status, code, Cls] of cases) {
       sequence('get', '/runs/r-1', [

@@ -5,7 +5,7 @@ import { VERSION } from '../version.js';
 import { parseRetryAfter } from './errors.js';
 import { fillPath, resolveUrls, toQueryString } from './urls.js';
 
-describe('addresses (decisions §1)', () => {
+describe('addresses (docs/decisions.md §1)', () => {
   it('derives {base_url} from {app_url} and ignores trailing slashes', () => {
     expect(resolveUrls('https://r.example.com/')).toEqual({ appUrl: 'https://r.example.com', baseUrl: 'https://r.example.com/api/v1' });
     expect(resolveUrls('https://r.example.com/sub/', 'https://api.example.com/v1/')).toEqual({ appUrl: 'https://r.example.com/sub', baseUrl: 'https://api.example.com/v1' });

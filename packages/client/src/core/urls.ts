@@ -1,4 +1,4 @@
-/** {app_url} and {base_url} of decisions §1: a trailing slash is ignored, {base_url} defaults to {app_url}/api/v1. */
+/** {app_url} and {base_url} of docs/decisions.md §1: a trailing slash is ignored, {base_url} defaults to {app_url}/api/v1. */
 export function resolveUrls(url: string, baseUrl?: string): { appUrl: string; baseUrl: string } {
   const appUrl = stripSlash(checkedUrl(url, 'url'));
   return { appUrl, baseUrl: baseUrl ? stripSlash(checkedUrl(baseUrl, 'baseUrl')) : `${appUrl}/api/v1` };

@@ -26,7 +26,7 @@ const FORGOT_MESSAGE = 'If an account exists for that address, a link to reset i
 const BAD_CREDENTIALS = 'E-mail or password is incorrect';
 
 /**
- * Sign-up, verification, sign-in checks, password reset, onboarding (decisions §4–§5). Teams and
+ * Sign-up, verification, sign-in checks, password reset, onboarding (docs/decisions.md §4–§5). Teams and
  * projects are created through their services' internal methods; this service authorizes.
  */
 export function createAccountService(deps: Deps, others: { teams: TeamService; projects: ProjectService }) {

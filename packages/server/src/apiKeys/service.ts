@@ -10,7 +10,7 @@ import { newId } from '../lib/ids.js';
 import { bool } from '../db/values.js';
 import type { ApiKeyRepo } from './repo.js';
 
-/** lastUsedAt is written at most once a minute per key (decisions §10), not on every request. */
+/** lastUsedAt is written at most once a minute per key (docs/decisions.md §10), not on every request. */
 const LAST_USED_THROTTLE_MS = 60_000;
 
 const toApiKey = (r: ApiKeysTable): ApiKey => ({

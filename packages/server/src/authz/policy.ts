@@ -1,7 +1,7 @@
 import type { TeamRole } from '@testreport/contract';
 
 /**
- * The authorization matrix of decisions §6, the one table every service consults.
+ * The authorization matrix of docs/decisions.md §6, the one table every service consults.
  * Each action lists the team roles allowed and whether a project API key (own project only) is.
  */
 export const POLICY = {

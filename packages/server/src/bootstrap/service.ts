@@ -14,7 +14,7 @@ export interface InitResult {
 
 /**
  * `reporter-server init` and the first start: a verified owner, a team, a project and one API key,
- * so a self-hoster can report within a minute (decisions §2). Idempotent on e-mail, team and
+ * so a self-hoster can report within a minute (docs/decisions.md §2). Idempotent on e-mail, team and
  * project names; a new API key is minted on every call because only its hash is ever stored.
  */
 export function createBootstrapService(deps: { users: UserService; teams: TeamService; projects: ProjectService; apiKeys: ApiKeyService }) {

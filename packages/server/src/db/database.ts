@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_rate_limits.js';
 import * as m006 from './migrations/006_webhook_format.js';
 import * as m007 from './migrations/007_ci_builds.js';
 import * as m008 from './migrations/008_run_summary.js';
+import * as m010 from './migrations/010_secrets_at_rest.js';
 import * as m012 from './migrations/012_oidc.js';
 import * as m014 from './migrations/014_failure_intelligence.js';
 import type { Database as Schema } from './schema.js';
@@ -17,9 +18,14 @@ import { scopedDialect } from './transaction.js';
 export type Db = Kysely<Schema>;
 /** What a migration may ask of the dialect: only its column types (one migration set for every database). */
 export type MigrationTypes = DialectSupport['columnTypes'];
+/** What a migration that rewrites stored secrets needs: the server secret (and earlier ones, to open old values). */
+export interface MigrationContext {
+  secret?: string;
+  previousSecrets?: readonly string[];
+}
 interface DialectMigration {
-  up(db: Kysely<any>, types: MigrationTypes): Promise<void>;
-  down?(db: Kysely<any>, types: MigrationTypes): Promise<void>;
+  up(db: Kysely<any>, types: MigrationTypes, ctx: MigrationContext): Promise<void>;
+  down?(db: Kysely<any>, types: MigrationTypes, ctx: MigrationContext): Promise<void>;
 }
 
 /** Migrations are compiled in (no directory scan), so the bundled server carries them. */
@@ -32,15 +38,19 @@ const migrations: Record<string, DialectMigration> = {
   '006_webhook_format': m006,
   '007_ci_builds': m007,
   '008_run_summary': m008,
+  '010_secrets_at_rest': m010,
   '012_oidc': m012,
   '014_failure_intelligence': m014,
 };
 class StaticMigrations implements MigrationProvider {
-  constructor(private readonly types: MigrationTypes) {}
+  constructor(
+    private readonly types: MigrationTypes,
+    private readonly ctx: MigrationContext,
+  ) {}
   async getMigrations() {
     const out: Record<string, Migration> = {};
     for (const [name, m] of Object.entries(migrations)) {
-      out[name] = { up: (db) => m.up(db, this.types), down: m.down && ((db) => m.down!(db, this.types)) };
+      out[name] = { up: (db) => m.up(db, this.types, this.ctx), down: m.down && ((db) => m.down!(db, this.types, this.ctx)) };
     }
     return out;
   }
@@ -94,8 +104,8 @@ export function dialectOf(db: Kysely<any>): DialectSupport {
  * Brings the schema up to date. On PostgreSQL Kysely's migrator holds an advisory lock while it
  * runs, so several servers starting at once against one database migrate it exactly once.
  */
-export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes) });
+export async function migrateToLatest(db: Db, ctx: MigrationContext = {}): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes, ctx) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -15,7 +15,7 @@ interface Scope {
   seq: number;
   /** Set once committed or rolled back: late async work started inside must not reuse the connection. */
   done: boolean;
-  afterCommit: (() => void)[];
+  afterCommit: (() => void | Promise<void>)[];
 }
 const current = new AsyncLocalStorage<Scope>();
 
@@ -65,9 +65,9 @@ class ScopedDriver implements Driver {
     await this.init();
     const conn = await this.inner.acquireConnection();
     const scope: Scope = { driver: this, conn, savepoints: [], seq: 0, done: false, afterCommit: [] };
+    let result: T;
     try {
       await this.inner.beginTransaction(conn, {});
-      let result: T;
       try {
         result = await current.run(scope, fn);
       } catch (err) {
@@ -77,12 +77,13 @@ class ScopedDriver implements Driver {
       }
       scope.done = true;
       await this.inner.commitTransaction(conn);
-      for (const cb of scope.afterCommit) cb();
-      return result;
     } finally {
       scope.done = true;
       await this.inner.releaseConnection(conn);
     }
+    // Once the connection is back: SQLite has only one, and work after the commit may query.
+    for (const cb of scope.afterCommit) await cb();
+    return result;
   }
 }
 
@@ -146,4 +147,15 @@ export function afterCommit(fn: () => void): void {
   const s = current.getStore();
   if (s && !s.done) s.afterCommit.push(fn);
   else fn();
+}
+
+/**
+ * Writes that must happen outside the surrounding transaction, once it has committed, because
+ * their failure must not undo it (on PostgreSQL any failed statement aborts the transaction). The
+ * transaction's caller awaits them after the commit; with no transaction they run at once.
+ */
+export async function whenCommitted(fn: () => Promise<void>): Promise<void> {
+  const s = current.getStore();
+  if (s && !s.done) s.afterCommit.push(fn);
+  else await fn();
 }

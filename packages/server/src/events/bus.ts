@@ -1,7 +1,7 @@
 import type { Run } from '@testreport/contract';
 import type { Logger } from '../lib/logger.js';
 
-/** Internal events. `run.finished` fires once each time a run finishes (decisions §8). */
+/** Internal events. `run.finished` fires once each time a run finishes (docs/decisions.md §8). */
 export interface EventMap {
   'run.finished': { run: Run };
 }
@@ -12,7 +12,7 @@ type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promi
  * deliveries, auto-quarantine) is done before the request that finished the run is answered; the
  * emitter calls it inside its transaction, so that work commits with the event or not at all.
  * A `durable` listener's failure fails the emit (and so rolls the event back): its work must not
- * be lost (decisions §8). Any other failing listener is logged and never fails that request.
+ * be lost (docs/decisions.md §8). Any other failing listener is logged and never fails that request.
  */
 export function createEventBus(logger: Logger, opts: { isolate?: (fn: () => Promise<void>) => Promise<void> } = {}) {
   // A failed statement aborts a whole PostgreSQL transaction: a best-effort listener runs in a

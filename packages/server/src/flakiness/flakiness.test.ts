@@ -166,7 +166,7 @@ describe('stats a reader sees', () => {
     const [failed] = await postTests(t, [testBody(running.body.id, p.projectId, { title: 'G', fullTitle: 'suite > G', status: 'failed' })], p.apiKey);
     const page = await fetch(`${t.url}/tests/${failed.id}`, { headers: { cookie: p.owner.cookie } });
     expect(page.status).toBe(200);
-    // Passed and failed on commit g1 in two runs: both results count flaky (decisions §7).
+    // Passed and failed on commit g1 in two runs: both results count flaky (docs/decisions.md §7).
     expect(await page.text()).toContain('(2 flaky of 2 runs)');
   });
 });

@@ -73,7 +73,7 @@ export function createFlakinessRepo(db: Db) {
       return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
     },
 
-    /** Auto-quarantine (decisions §7): cases of the run with ≥ minRuns scored results and score ≥ threshold. */
+    /** Auto-quarantine (docs/decisions.md §7): cases of the run with ≥ minRuns scored results and score ≥ threshold. */
     async quarantineFlakyCasesOfRun(runId: string, threshold: number, minRuns: number, at: string): Promise<number> {
       const res = await db
         .updateTable('test_cases')

@@ -7,7 +7,7 @@ import { afterCommit } from '../db/transaction.js';
 import { createFlakinessRepo } from './repo.js';
 import { scoreCase } from './score.js';
 
-/** Auto-quarantine needs this many scored results before it trusts a score (decisions §7). */
+/** Auto-quarantine needs this many scored results before it trusts a score (docs/decisions.md §7). */
 const AUTO_QUARANTINE_MIN_RUNS = 5;
 /** Cases recomputed per transaction (two statements), so a big recompute does not hold the database for long. */
 const RECOMPUTE_CHUNK = 100;

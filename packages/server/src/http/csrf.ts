@@ -16,7 +16,7 @@ const originOf = (url: string): string | null => {
 };
 
 /**
- * CSRF rule of the API (decisions §4) for cookie-authenticated writes: JSON bodies only, and an
+ * CSRF rule of the API (docs/decisions.md §4) for cookie-authenticated writes: JSON bodies only, and an
  * Origin header, when present, must be {app_url}'s. API-key callers are not exposed to CSRF. Runs
  * after `authenticate` (it needs the principal).
  */

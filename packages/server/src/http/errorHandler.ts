@@ -5,7 +5,7 @@ import { databaseOutage } from '../db/errors.js';
 import { AppError } from '../lib/errors.js';
 import './context.js';
 
-/** The one place where errors become the envelope of decisions §3. Never leaks a stack trace. */
+/** The one place where errors become the envelope of docs/decisions.md §3. Never leaks a stack trace. */
 export function toErrorResponse(err: unknown, c: Context, logger: Logger): Response {
   const outage = err instanceof AppError ? undefined : databaseOutage(err);
   if (outage) {

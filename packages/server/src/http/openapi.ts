@@ -60,7 +60,40 @@ function requestBody(def: EndpointDef, components: Components) {
   return { required: true, content: { 'multipart/form-data': { schema } } };
 }
 
-/** OpenAPI 3.1, generated from the same zod schemas that validate requests (decisions §1). */
+/**
+ * What any endpoint may answer (docs/decisions.md §3): bad input, no or wrong credentials, role or scope,
+ * unknown id, rate limit, and a server fault (e.g. the database gone), always in the envelope.
+ */
+const COMMON_ERRORS = [400, 401, 403, 404, 429, 500];
+
+/**
+ * Every status the endpoint can answer, so that a client generated from the document knows them
+ * all: its own success status (and `alsoOk`), the common errors, 409 on every POST (an
+ * Idempotency-Key reused for another body, or still in progress), 413 on every method that takes a
+ * body (http/edge.ts), and the endpoint's own `errors`.
+ */
+export function statusesOf(def: EndpointDef): { ok: number[]; errors: number[] } {
+  const errors = new Set([...COMMON_ERRORS, ...(def.errors ?? [])]);
+  if (def.method === 'POST') errors.add(409);
+  if (def.method !== 'GET') errors.add(413);
+  // Outages (docs/api.md): any request may meet a database or store that is away; only writes need disk.
+  errors.add(503);
+  if (def.method !== 'GET') errors.add(507);
+  return { ok: [def.status, ...(def.alsoOk ? [def.alsoOk] : [])], errors: [...errors].sort((a, b) => a - b) };
+}
+
+const OK_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created' };
+
+function responses(def: EndpointDef, components: Components, error: unknown) {
+  const { ok, errors } = statusesOf(def);
+  const out: Record<string, unknown> = {};
+  const success = { content: { 'application/json': { schema: components.toSchema(def.response, 'output') } } };
+  for (const s of ok) out[String(s)] = { description: s === def.alsoOk ? 'OK (found, not created)' : OK_TEXT[s], ...success };
+  for (const s of errors) out[String(s)] = error;
+  return out;
+}
+
+/** OpenAPI 3.1, generated from the same zod schemas that validate requests (docs/decisions.md §1). */
 export function buildOpenApi(appUrl: string) {
   const components = new Components();
   const paths: Record<string, Record<string, unknown>> = {};
@@ -79,18 +112,15 @@ export function buildOpenApi(appUrl: string) {
       parameters: parameters(def, components),
       ...(body ? { requestBody: body } : {}),
       responses: {
-        [String(def.status)]: { description: 'OK', content: { 'application/json': { schema: components.toSchema(def.response, 'output') } } },
-        '400': error, '401': error, '403': error, '404': error, '429': error,
-        '500': error,
+        ...responses(def, components, error),
         '503': outage('SERVICE_UNAVAILABLE: the database or the artifact store cannot be reached right now; nothing was written'),
-        // Only writes need room on the server's disk.
-        ...(def.method === 'GET' ? {} : { '507': outage('INSUFFICIENT_STORAGE: the server\'s disk is full; nothing was written') }),
+        ...(def.method === 'GET' ? {} : { '507': outage("INSUFFICIENT_STORAGE: the server's disk is full; nothing was written") }),
       },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'testreport API', version: '1.0.0', description: 'Test-results reporting: runs, tests, suites, flakiness, artifacts, webhooks.' },
+    info: { title: 'testreport API', version: '1.0.0', description: 'Test-results reporting: runs, tests, suites, flakiness, artifacts, webhooks.', license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: appUrl || '/' }],
     components: {
       schemas: components.schemas,

@@ -33,7 +33,7 @@ export function createMemoryCounter(): WindowCounter {
 }
 
 /**
- * Fixed 60-second windows per caller and group (spec part 8, decisions §9). The counter is the
+ * Fixed 60-second windows per caller and group (spec part 8, docs/decisions.md §9). The counter is the
  * database's when several servers share it, so the limit holds across all of them.
  */
 export function createRateLimiter(now: () => Date, counter: WindowCounter) {

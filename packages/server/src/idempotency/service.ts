@@ -10,7 +10,7 @@ import type { IdempotencyRepo } from './repo.js';
 const TTL_MS = 24 * 3600 * 1000;
 
 /**
- * Operations whose response carries a secret shown once (decisions §10: never stored in clear, not
+ * Operations whose response carries a secret shown once (docs/decisions.md §10: never stored in clear, not
  * even inside a stored response). Webhook responses only say `hasSecret`, so they replay as usual.
  */
 export const SECRET_RESPONSES: Partial<Record<OperationId, string>> = { 'apiKeys.create': 'an API key' };
@@ -31,7 +31,7 @@ export interface RunInput {
 }
 
 /**
- * Idempotency-Key on every POST (decisions §5): the first response is stored and replayed for a
+ * Idempotency-Key on every POST (docs/decisions.md §5): the first response is stored and replayed for a
  * repeat by the same caller within 24 h, so a client retry never duplicates a result.
  *
  * Crash safety (issue 15.1): the reservation, the work and the stored response commit together in
@@ -88,7 +88,7 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
         const res = await work();
         // Server faults are not remembered: the retry should get a fresh chance.
         if (res.status >= 500) await repo.release(id);
-        // A response carrying a secret is never stored (decisions §10): a replay is refused instead.
+        // A response carrying a secret is never stored (docs/decisions.md §10): a replay is refused instead.
         else await repo.complete(id, res.status, input.secretInResponse ? null : res.body);
         return { ...res, replayed: false };
       });

@@ -57,12 +57,6 @@ export class RateLimitedError extends AppError {
     });
   }
 }
-export class NotImplementedError extends AppError {
-  constructor(what: string) {
-    super(501, 'NOT_IMPLEMENTED', `${what} is not implemented yet`);
-  }
-}
-
 /**
  * Outages: nothing of the request was written, and the same request is worth sending again after
  * `Retry-After` seconds (the SDK, reporter and CLI do). See `lib/outage.ts` for what counts as one.

@@ -8,7 +8,7 @@ import type { ProjectService } from '../projects/service.js';
 import { toTeamWithRole } from '../teams/present.js';
 import type { TeamService } from '../teams/service.js';
 
-/** GET /me: who the caller is (decisions §5). Reads only the caller's own records, so no policy check. */
+/** GET /me: who the caller is (docs/decisions.md §5). Reads only the caller's own records, so no policy check. */
 export function createMeService(deps: { users: UserService; teams: TeamService; projects: ProjectService }) {
   return {
     async get(principal: Principal): Promise<Me> {

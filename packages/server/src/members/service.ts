@@ -19,7 +19,7 @@ const LAST_OWNER =
 
 /**
  * Members and invitations. Who may act comes from the policy table (`deps.authz`); the owner rules
- * of decisions §6 live here: admins never act on owners nor make owners, and the last owner stays.
+ * of docs/decisions.md §6 live here: admins never act on owners nor make owners, and the last owner stays.
  */
 export function createMemberService(deps: Deps) {
   const { db, config, authz } = deps;

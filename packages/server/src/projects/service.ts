@@ -83,7 +83,7 @@ export function createProjectService(deps: Deps) {
       return toProject(await projectOrThrow(id));
     },
 
-    /** Name and settings fields in one transaction (decisions §4: PATCH /projects/:id takes both). */
+    /** Name and settings fields in one transaction (docs/decisions.md §4: PATCH /projects/:id takes both). */
     async update(principal: Principal, id: string, patch: SettingsPatch & { name?: string }): Promise<ResponseOf<'projects.update'>> {
       await authz.project(principal, id, 'projects.manage', 'resource');
       const now = config.now().toISOString();

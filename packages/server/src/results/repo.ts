@@ -71,17 +71,29 @@ export function createTestRepo(db: Db) {
       return db.selectFrom('tests').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
+    /** `latestAttemptOnly`: of a re-run CI build's run, each case's results of its latest attempt only (docs/decisions.md §13). */
+    async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number; latestAttemptOnly?: boolean }) {
       // With a runId (whose project the service has checked) the run alone is the filter: adding
       // project_id would lead SQLite to walk the project's index newest-first instead of the run's.
       let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
+      if (q.latestAttemptOnly) {
+        base = base.where(({ not, exists, selectFrom }) =>
+          not(exists(
+            selectFrom('tests as later')
+              .select('later.id')
+              .whereRef('later.case_id', '=', 'tests.case_id')
+              .whereRef('later.run_id', '=', 'tests.run_id')
+              .whereRef('later.run_attempt', '>', 'tests.run_attempt'),
+          )),
+        );
+      }
       if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
         const search = q.search;
         base = base.where((eb) => eb.or(['title', 'full_title', 'file_path', 'error_message'].map((col) => containsIgnoringCase(col, search))));
       }
       const rows = await base
-        .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'created_at'])
+        .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'run_attempt', 'created_at'])
         .orderBy('id', 'desc')
         .limit(q.limit)
         .offset(q.offset)

@@ -5,8 +5,8 @@ import type { Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
-import { joinTransaction } from '../db/transaction.js';
 import { fingerprintOf } from '../errorGroups/fingerprint.js';
+import { joinTransaction, whenCommitted } from '../db/transaction.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
@@ -89,12 +89,19 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       await repo.insertTests(rows);
       return rows.map(toTestCreated);
     });
-    // After the commit: a timestamp, not part of the results. Its failure (e.g. a deadlock with a
-    // concurrent finish) must not turn a stored batch into an error the reporter would retry.
-    try {
-      await others.runs.internal.resultsArrived([...runs].filter(([, r]) => r.build_key !== null).map(([id]) => id));
-    } catch (err) {
-      deps.logger.warn(`could not record activity of CI runs: ${(err as Error).message}`);
+    // After the commit, also of the Idempotency-Key's transaction the batch joined: a timestamp, not
+    // part of the results. Its failure (e.g. a deadlock with a concurrent finish) must not turn a
+    // stored batch into an error the reporter would retry, and on PostgreSQL a failed statement
+    // inside the transaction would abort it; nor should the shard rows stay locked for the batch.
+    const ciRuns = [...runs].filter(([, r]) => r.build_key !== null).map(([id]) => id);
+    if (ciRuns.length > 0) {
+      await whenCommitted(async () => {
+        try {
+          await others.runs.internal.resultsArrived(ciRuns);
+        } catch (err) {
+          deps.logger.warn(`could not record activity of CI runs: ${(err as Error).message}`);
+        }
+      });
     }
     return stored;
   }
@@ -116,13 +123,16 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       return { data: await store(principal, tests, (i, field) => `tests[${i}].${field}`) };
     },
 
-    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; superseded?: boolean; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
+      let latestAttemptOnly = false;
       if (q.runId) {
-        const run = await db.selectFrom('runs').select('project_id').where('id', '=', q.runId).executeTakeFirst();
+        const run = await db.selectFrom('runs').select(['project_id', 'current_attempt']).where('id', '=', q.runId).executeTakeFirst();
         if (run?.project_id !== q.projectId) return { data: [], total: 0, limit: q.limit, offset: q.offset };
+        // Only a re-run CI build has superseded results; other runs skip the per-row check.
+        latestAttemptOnly = run.current_attempt > 1 && q.superseded !== true;
       }
-      const { rows, total } = await repo.list(q);
+      const { rows, total } = await repo.list({ ...q, latestAttemptOnly });
       return { data: rows.map(toTestListItem), total, limit: q.limit, offset: q.offset };
     },
 

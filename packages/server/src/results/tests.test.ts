@@ -153,7 +153,7 @@ describe('GET /tests', () => {
     const all = await q('');
     expect(all).toMatchObject({ total: 4, limit: 50, offset: 0 });
     expect(all.data.map((x: { id: string }) => x.id)).toEqual([d.id, c.id, b.id, a.id]);
-    expect(Object.keys(all.data[0]).sort()).toEqual(['createdAt', 'duration', 'error', 'filePath', 'fullTitle', 'id', 'isFlaky', 'runId', 'status', 'title'].sort());
+    expect(Object.keys(all.data[0]).sort()).toEqual(['ciAttempt', 'createdAt', 'duration', 'error', 'filePath', 'fullTitle', 'id', 'isFlaky', 'runId', 'status', 'title'].sort());
     expect(all.data[2].error).toEqual({ message: 'Timeout 5000ms exceeded' });
     expect((await q('&status=failed')).data.map((x: { id: string }) => x.id)).toEqual([b.id]);
     expect((await q('&search=LOGIN')).data.map((x: { id: string }) => x.id)).toEqual([a.id]);

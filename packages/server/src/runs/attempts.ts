@@ -1,4 +1,4 @@
-import type { StatusCounts } from './repo.js';
+import type { StatusCounts } from './statusCounts.js';
 
 export interface AttemptResult {
   case_id: string;

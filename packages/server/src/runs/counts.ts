@@ -1,7 +1,8 @@
 import type { RunUpdate } from '@testreport/contract';
 import { ValidationError } from '../lib/errors.js';
 import { resolveCounts } from './present.js';
-import type { RunRow, StatusCounts } from './repo.js';
+import type { RunRow } from './repo.js';
+import type { StatusCounts } from './statusCounts.js';
 
 const PARTS = ['passedTests', 'failedTests', 'skippedTests', 'flakyTests'] as const;
 

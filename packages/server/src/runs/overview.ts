@@ -4,7 +4,8 @@ import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { createInsightsRepo } from './insightsRepo.js';
 import { passRate, toRun } from './present.js';
-import { createRunRepo, NO_TESTS } from './repo.js';
+import { createRunRepo } from './repo.js';
+import { NO_TESTS } from './statusCounts.js';
 
 export interface TrendPoint {
   runId: string;

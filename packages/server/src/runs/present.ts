@@ -1,14 +1,15 @@
 import type { Run, RunListItem, Shard } from '@testreport/contract';
 import { fromJson } from '../db/values.js';
-import type { RunRow, StatusCounts } from './repo.js';
+import type { RunRow } from './repo.js';
+import type { StatusCounts } from './statusCounts.js';
 import type { ShardRow } from './shardRepo.js';
 
-/** passedTests / totalTests × 100 with two decimals; 0 for an empty run (decisions §4). */
+/** passedTests / totalTests × 100 with two decimals; 0 for an empty run (docs/decisions.md §4). */
 export const passRate = (passed: number, total: number) => (total > 0 ? Math.round((passed / total) * 10_000) / 100 : 0);
 
 /**
  * Each count column is null until a PATCH stores it; a null column is derived from the stored
- * tests (decisions §4). passRate always follows the resolved counts.
+ * tests (docs/decisions.md §4). passRate always follows the resolved counts.
  */
 export function resolveCounts(row: RunRow, derived: StatusCounts) {
   const totalTests = row.total_tests ?? derived.total;

@@ -3,16 +3,9 @@ import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import type { Db } from '../db/database.js';
 import type { RunsTable } from '../db/schema.js';
 import { countLatestAttempts } from './attempts.js';
+import { NO_TESTS, type StatusCounts } from './statusCounts.js';
 
 export type RunRow = Selectable<RunsTable>;
-export interface StatusCounts {
-  total: number;
-  passed: number;
-  failed: number;
-  skipped: number;
-  flaky: number;
-}
-export const NO_TESTS: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
 
 export function createRunRepo(db: Db) {
   return {

@@ -8,7 +8,8 @@ import { newId } from '../lib/ids.js';
 import { toJson } from '../db/values.js';
 import { checkCounts } from './counts.js';
 import { resolveCounts, toRun, toRunListItem, toShard } from './present.js';
-import { createRunRepo, deleteRunsWithResults, NO_TESTS, type RunRow } from './repo.js';
+import { createRunRepo, deleteRunsWithResults, type RunRow } from './repo.js';
+import { NO_TESTS } from './statusCounts.js';
 import { buildKeyOf, createCiBuilds } from './ciBuild.js';
 import { createShardRepo, finishedShardCount, type ShardRow } from './shardRepo.js';
 

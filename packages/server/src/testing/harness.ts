@@ -8,6 +8,10 @@ import { hashPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { startServer, type RunningServer } from '../server.js';
 import { createTestPostgresDatabase, testDbKind, type TestDatabase } from './database.js';
+import { createResponseCheck } from './responseCheck.js';
+
+/** Compiled once per test process: the document does not change between servers. */
+let responseCheck: ReturnType<typeof createResponseCheck> | undefined;
 
 export interface TestUser {
   userId: string;
@@ -34,6 +38,12 @@ export interface TestServer {
   createOtherTenant(): Promise<{ owner: TestUser; teamId: string; projectId: string; apiKey: string }>;
   /** fetch against {base_url} with JSON in and out; `auth` is an API key or a TestUser. */
   api(method: string, path: string, opts?: { auth?: string | TestUser; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * Answers of this server that openapi.json does not allow (a status the operation does not list,
+   * or a body its schema refuses). `close()` throws when there are any, so every test that starts
+   * a server fails on an answer the description does not allow.
+   */
+  responseProblems: string[];
   close(): Promise<void>;
 }
 
@@ -48,6 +58,8 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
   const dataDir = mkdtempSync(join(tmpdir(), 'testreport-'));
   const ownDb: TestDatabase | null = config.databaseUrl === undefined && testDbKind() === 'postgres' ? await createTestPostgresDatabase() : null;
   let server: RunningServer;
+  const responseProblems: string[] = [];
+  const check = (responseCheck ??= createResponseCheck());
   try {
     server = await startServer({
       port: 0,
@@ -57,7 +69,7 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
       logger: { error() {}, warn() {}, info() {}, debug() {} },
       ...(ownDb ? { databaseUrl: ownDb.url } : {}),
       ...config,
-    });
+    }, { wrapFetch: (fetch) => check.wrap(fetch, (p) => responseProblems.push(p)) });
   } catch (err) {
     await ownDb?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -123,10 +135,14 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
       return { owner: { userId: r.userId, email: r.email, password: PASSWORD, cookie: await sessionFor(r.userId) }, teamId: r.teamId, projectId: r.projectId, apiKey: r.apiKey };
     },
     api,
+    responseProblems,
     async close() {
       await server.close();
       await ownDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (responseProblems.length > 0) {
+        throw new Error(`The server answered ${responseProblems.length} time(s) outside openapi.json:\n${[...new Set(responseProblems)].join('\n')}`);
+      }
     },
   };
 }

@@ -8,3 +8,4 @@ export * from './receiver.js';
 export * from './swift.js';
 export * from './database.js';
 export * from './privatePostgres.js';
+export * from './responseCheck.js';

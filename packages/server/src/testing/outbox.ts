@@ -5,7 +5,7 @@ let emailSeq = 0;
 /** An address no other test uses, for sign-ups and invitations. */
 export const uniqueEmail = (prefix = 'person') => `${prefix}-${Date.now()}-${++emailSeq}@example.test`;
 
-/** Test support: the mails the outbox mailer wrote to `<dataDir>/outbox/` (decisions §2). */
+/** Test support: the mails the outbox mailer wrote to `<dataDir>/outbox/` (docs/decisions.md §2). */
 export interface OutboxMail {
   to: string;
   subject: string;

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../testing/harness.js';
  * Issue 15.5: the finished run and its queued deliveries are one write. A failure between them
  * (here: the outbox table moved away for a moment, so the insert fails on any database, standing in
  * for a crash) must leave the run
- * unfinished, so the client's retry finishes it and queues the deliveries (decisions §8).
+ * unfinished, so the client's retry finishes it and queues the deliveries (docs/decisions.md §8).
  */
 let t: TestServer;
 beforeAll(async () => {

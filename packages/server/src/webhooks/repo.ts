@@ -16,6 +16,7 @@ export function createWebhookRepo(db: Db) {
       db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId).where('is_active', '=', 1).orderBy('id').execute(),
     update: (id: string, patch: Updateable<WebhooksTable>) => db.updateTable('webhooks').set(patch).where('id', '=', id).execute(),
     delete: (id: string) => db.deleteFrom('webhooks').where('id', '=', id).execute(),
+    withSecret: () => db.selectFrom('webhooks').select(['id', 'secret']).where('secret', 'is not', null).execute() as Promise<{ id: string; secret: string }[]>,
 
     insertDeliveries: (rows: DeliveryRow[]) => (rows.length ? db.insertInto('webhook_deliveries').values(rows).execute() : Promise.resolve()),
     async listDeliveries(webhookId: string, limit: number, offset: number) {

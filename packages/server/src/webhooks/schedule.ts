@@ -4,7 +4,7 @@ export const MAX_RETRIES = 3;
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 /**
- * Delay before retry `retry` (1-based): base, 4×base, 16×base (decisions §8), each ±10% so many
+ * Delay before retry `retry` (1-based): base, 4×base, 16×base (docs/decisions.md §8), each ±10% so many
  * deliveries failing together do not retry in lock-step. A longer Retry-After wins, within its cap.
  */
 export function retryDelayMs(retry: number, baseMs: number, retryAfter: string | null, now: Date, random = Math.random): number {

@@ -5,6 +5,7 @@ import type { WebhooksTable } from '../db/schema.js';
 import { afterCommit } from '../db/transaction.js';
 import type { BackgroundJob, Deps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../lib/errors.js';
+import { createSecretBox } from '../lib/secretBox.js';
 import { newId } from '../lib/ids.js';
 import { bool, fromJson, int } from '../db/values.js';
 import { createWebhookRepo, type AttemptRow, type DeliveryRow, type WebhookRow } from './repo.js';
@@ -55,6 +56,8 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
   const { config, authz, logger } = deps;
   const repo = createWebhookRepo(deps.db);
   const nowIso = () => config.now().toISOString();
+  // Signing secrets are stored sealed, bound to their webhook (docs/decisions.md §12, lib/secretBox.ts).
+  const box = createSecretBox(config.secret, config.previousSecrets);
 
   /** The SSRF guard at save time (400 on `url`); delivery checks again on the connected address. */
   async function checkUrl(raw: string) {
@@ -115,7 +118,7 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     const started = performance.now();
     const outcome = bool(hook.is_active) || d.event === 'ping'
       ? await sendDelivery({
-          url: hook.url, body: d.payload, event: d.event, deliveryId: d.id, secret: hook.secret,
+          url: hook.url, body: d.payload, event: d.event, deliveryId: d.id, secret: hook.secret === null ? null : box.open(hook.secret, hook.id),
           headers: fromJson<Record<string, string>>(hook.headers, {}), timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate,
         })
       : { ok: false, statusCode: null, error: 'webhook is inactive', retryAfter: null };
@@ -183,9 +186,10 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
       await authz.project(principal, input.projectId, 'webhooks', 'param');
       await checkUrl(input.url);
       const now = nowIso();
+      const id = newId();
       const row: WebhookRow = {
-        id: newId(), project_id: input.projectId, url: input.url, events: JSON.stringify([...new Set(input.events)]), format: input.format ?? 'generic',
-        headers: JSON.stringify(input.headers ?? {}), secret: input.secret ?? null,
+        id, project_id: input.projectId, url: input.url, events: JSON.stringify([...new Set(input.events)]), format: input.format ?? 'generic',
+        headers: JSON.stringify(input.headers ?? {}), secret: input.secret ? box.seal(input.secret, id) : null,
         // Both spellings of the spec are accepted; isActive wins when both are sent.
         is_active: int(input.isActive ?? input.active ?? true), created_at: now, updated_at: now,
       };
@@ -201,11 +205,22 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
       if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
       if (input.format !== undefined) patch.format = input.format;
       if (input.headers !== undefined) patch.headers = JSON.stringify(input.headers);
-      if (input.secret !== undefined) patch.secret = input.secret;
+      if (input.secret !== undefined) patch.secret = input.secret === null ? null : box.seal(input.secret, id);
       const active = input.isActive ?? input.active;
       if (active !== undefined) patch.is_active = int(active);
       await repo.update(id, patch);
       return toWebhook({ ...row, ...patch });
+    },
+
+    /** Re-seals secrets sealed under a previous server secret with the current one; answers how many. */
+    async resealSecrets(): Promise<number> {
+      let n = 0;
+      for (const r of await repo.withSecret()) {
+        if (box.isCurrent(r.secret)) continue;
+        await repo.update(r.id, { secret: box.seal(box.open(r.secret, r.id), r.id) });
+        n++;
+      }
+      return n;
     },
 
     async remove(principal: Principal, id: string) {

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 
 /**
- * The SSRF guard of webhook delivery (spec part 6, decisions §8): a webhook may only reach public
+ * The SSRF guard of webhook delivery (spec part 6, docs/decisions.md §8): a webhook may only reach public
  * addresses over https. Checked when a webhook is saved and again for every connection, on the very
  * address the socket connects to, so a DNS answer that changes between check and use (rebinding)
  * cannot point a delivery at an internal service.

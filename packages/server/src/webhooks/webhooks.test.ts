@@ -169,7 +169,7 @@ describe('SSRF guard on create and update', () => {
 });
 
 describe('delivery', () => {
-  it('signs the body, sends standard and custom headers, and the payload of decisions §8', async () => {
+  it('signs the body, sends standard and custom headers, and the payload of docs/decisions.md §8', async () => {
     receiver = await startReceiver();
     const hook = await createHook({ url: receiver.url, headers: { 'X-Team': 'qa', Authorization: 'Bearer abc' }, secret: SECRET });
     const run = await finishedRun(t);

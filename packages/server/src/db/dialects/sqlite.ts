@@ -120,7 +120,7 @@ export const sqlite: DialectSupport = {
     createPrivate(file);
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
-    // A 2xx answer means the write survives a crash or power loss (decisions §2).
+    // A 2xx answer means the write survives a crash or power loss (docs/decisions.md §2).
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');

@@ -134,7 +134,7 @@ export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
     .addColumn('run_title', 'text')
     .addColumn('tags', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('grep_patterns', 'text', (c) => c.notNull().defaultTo('[]'))
-    // Counts are null until PATCHed: then they are derived from the stored tests (decisions §4).
+    // Counts are null until PATCHed: then they are derived from the stored tests (docs/decisions.md §4).
     .addColumn('total_tests', 'integer')
     .addColumn('passed_tests', 'integer')
     .addColumn('failed_tests', 'integer')
@@ -165,7 +165,7 @@ export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
     .execute();
 
   // A test case: one row per (project, file, full title) so history, flakiness and quarantine are
-  // index lookups rather than scans over every stored result (decisions §7).
+  // index lookups rather than scans over every stored result (docs/decisions.md §7).
   await db.schema
     .createTable('test_cases')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -251,7 +251,7 @@ export async function up(db: Kysely<any>, t: MigrationTypes): Promise<void> {
     .execute();
   await db.schema.createIndex('webhooks_project').on('webhooks').columns(['project_id', 'id']).execute();
 
-  // The outbox: a delivery is stored before it is sent, so a restart loses none (decisions §8).
+  // The outbox: a delivery is stored before it is sent, so a restart loses none (docs/decisions.md §8).
   await db.schema
     .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())

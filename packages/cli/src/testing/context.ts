@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type TestServer, type TestUser } from '@testreport/server/testing';
 import { login } from '../commands/auth.js';
-import { Context, type GlobalOptions } from './context.js';
+import { Context, type GlobalOptions } from '../lib/context.js';
 
 /**
  * Test support for calling command functions in-process: a Context as the binary would build it,

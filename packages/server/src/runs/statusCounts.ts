@@ -1,0 +1,9 @@
+/** A run's tests by status, as derived from its stored results (runs/attempts.ts). */
+export interface StatusCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  flaky: number;
+}
+export const NO_TESTS: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
