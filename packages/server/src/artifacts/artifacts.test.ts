@@ -54,6 +54,21 @@ describe('POST /upload', () => {
     });
   }
 
+  it('reads a non-ASCII file name as UTF-8, and prefers filename* when the client sends it', async () => {
+    // Raw UTF-8 bytes in the quoted name: what browsers, curl and Node's FormData send.
+    const raw = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileName: 'café 截图.png', content: png() });
+    expect(raw.status).toBe(201);
+    expect(raw.body.fileName).toBe('café 截图.png');
+    const { res } = await download(raw.body.url);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="caf_ __.png"; filename*=UTF-8''${encodeURIComponent('café 截图.png')}`);
+    const listed = await t.api('GET', `/artifacts?runId=${run.id}`, { auth: t.apiKey });
+    expect(listed.body.data.map((a: { fileName: string }) => a.fileName)).toContain('café 截图.png');
+
+    const star = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileNameParams: `filename="cafe.png"; filename*=UTF-8''caf%C3%A9.png`, content: png() });
+    expect(star.status).toBe(201);
+    expect(star.body.fileName).toBe('café.png');
+  });
+
   it('stores under a generated key, never the client file name, and sanitises the name it keeps', async () => {
     const up = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileName: '../../etc/pass<wd>.png', content: png() });
     expect(up.status).toBe(201);
