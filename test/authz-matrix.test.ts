@@ -237,10 +237,15 @@ async function send(who: Who, req: Req, op: OperationId) {
   const headers: Record<string, string> = {};
   if (who === 'keyA') headers['X-API-Key'] = t.apiKey;
   else if (who === 'keyB') headers['X-API-Key'] = keyB;
-  else if (who !== 'anon') {
-    // logout ends the session it is sent with: give it a session of its own.
-    const u = users[who];
-    headers.Cookie = op === 'auth.logout' ? `testreport_session=${(await t.server.services.sessions.create(u.userId)).token}` : u.cookie;
+  else {
+    // Sent as the dashboard's own pages send it: a body-less POST without Origin (the shape of a
+    // forged no-cors fetch) is refused as CSRF before any role check. API-key callers send none.
+    headers.Origin = new URL(t.url).origin;
+    if (who !== 'anon') {
+      // logout ends the session it is sent with: give it a session of its own.
+      const u = users[who];
+      headers.Cookie = op === 'auth.logout' ? `testreport_session=${(await t.server.services.sessions.create(u.userId)).token}` : u.cookie;
+    }
   }
   const base = endpoints[op].base === 'app' ? t.url : t.baseUrl;
   let body: FormData | string | undefined;

@@ -300,4 +300,32 @@ describe('CSRF defence for cookie writes', () => {
     const teams = await t.api('GET', '/teams', { auth: t.owner });
     expect(teams.body.data.map((x: { name: string }) => x.name)).not.toContain('csrf');
   });
+
+  it('refuses a cookie write without Content-Type (a no-cors fetch) unless it comes from {app_url}', async () => {
+    const user = await t.createUser({ teamId: t.teamId, role: 'owner' });
+    const hook = await t.api('POST', '/webhooks', { auth: t.apiKey, body: { projectId: t.projectId, url: 'http://127.0.0.1:9/hook', events: ['run.failed'] } });
+    const bare = (path: string, method: string, headers: Record<string, string>) => fetch(`${t.url}${path}`, { method, headers: { Cookie: user.cookie, ...headers } });
+    for (const headers of [{ Origin: 'http://localhost:1' }, { Referer: 'http://localhost:1/x' }, {}] as Record<string, string>[]) {
+      expect((await bare(`/api/v1/webhooks/${hook.body.id}/test`, 'POST', headers)).status).toBe(403);
+      expect((await bare('/auth/logout', 'POST', headers)).status).toBe(403);
+    }
+    expect((await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { auth: t.apiKey })).body.data).toEqual([]);
+    expect((await t.api('GET', '/auth/me', { auth: user })).status).toBe(200);
+    // From the dashboard's own pages (Origin {app_url}) the same request is fine.
+    expect((await bare(`/api/v1/webhooks/${hook.body.id}/test`, 'POST', { Origin: new URL(t.url).origin })).status).toBe(201);
+  });
+
+  it('refuses login CSRF: no cookie is set for a login that is not JSON or comes from elsewhere', async () => {
+    // Bytes: fetch sends them without any Content-Type, as a no-cors fetch of a Blob does.
+    const body = Buffer.from(JSON.stringify({ email: t.owner.email, password: t.owner.password }));
+    for (const headers of [{}, { 'Content-Type': 'text/plain' }, { Origin: 'http://localhost:1' }, { 'Content-Type': 'application/json', Origin: 'http://localhost:1' }] as Record<string, string>[]) {
+      const res = await fetch(`${t.url}/auth/login`, { method: 'POST', headers, body });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    // API clients send JSON and no Origin: they keep working.
+    const ok = await fetch(`${t.url}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('set-cookie')).toMatch(/^testreport_session=/);
+  });
 });

@@ -54,6 +54,21 @@ describe('POST /upload', () => {
     });
   }
 
+  it('reads a non-ASCII file name as UTF-8, and prefers filename* when the client sends it', async () => {
+    // Raw UTF-8 bytes in the quoted name: what browsers, curl and Node's FormData send.
+    const raw = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileName: 'café 截图.png', content: png() });
+    expect(raw.status).toBe(201);
+    expect(raw.body.fileName).toBe('café 截图.png');
+    const { res } = await download(raw.body.url);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="caf_ __.png"; filename*=UTF-8''${encodeURIComponent('café 截图.png')}`);
+    const listed = await t.api('GET', `/artifacts?runId=${run.id}`, { auth: t.apiKey });
+    expect(listed.body.data.map((a: { fileName: string }) => a.fileName)).toContain('café 截图.png');
+
+    const star = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileNameParams: `filename="cafe.png"; filename*=UTF-8''caf%C3%A9.png`, content: png() });
+    expect(star.status).toBe(201);
+    expect(star.body.fileName).toBe('café.png');
+  });
+
   it('stores under a generated key, never the client file name, and sanitises the name it keeps', async () => {
     const up = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot'), fileName: '../../etc/pass<wd>.png', content: png() });
     expect(up.status).toBe(201);
@@ -142,8 +157,10 @@ describe('POST /upload', () => {
     const wrongTest = await upload(t, { auth: t.apiKey, fields: fieldsFor('screenshot', { testId: testElsewhere }), content: png() });
     expect(wrongTest.status).toBe(404);
     const viewer = await t.createUser({ teamId: t.teamId, role: 'viewer' });
-    const res = await fetch(`${t.baseUrl}/upload`, { method: 'POST', headers: { Cookie: viewer.cookie, 'Content-Type': 'multipart/form-data; boundary=x' }, body: `--x\r\nContent-Disposition: form-data; name="type"\r\n\r\nscreenshot\r\n--x\r\nContent-Disposition: form-data; name="runId"\r\n\r\n${run.id}\r\n--x\r\nContent-Disposition: form-data; name="projectId"\r\n\r\n${t.projectId}\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n${png().toString('latin1')}\r\n--x--\r\n` });
+    const res = await fetch(`${t.baseUrl}/upload`, { method: 'POST', headers: { Cookie: viewer.cookie, Origin: new URL(t.url).origin, 'Content-Type': 'multipart/form-data; boundary=x' }, body: `--x\r\nContent-Disposition: form-data; name="type"\r\n\r\nscreenshot\r\n--x\r\nContent-Disposition: form-data; name="runId"\r\n\r\n${run.id}\r\n--x\r\nContent-Disposition: form-data; name="projectId"\r\n\r\n${t.projectId}\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n${png().toString('latin1')}\r\n--x--\r\n` });
     expect(res.status).toBe(403);
+    // The role refuses it, not the CSRF rule (the upload is sent as the dashboard would, with its Origin).
+    expect(((await res.json()) as { error: { message: string } }).error.message).not.toMatch(/refused/);
   });
 });
 

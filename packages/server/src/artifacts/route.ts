@@ -35,7 +35,9 @@ interface FilePart {
 function readUntilFile(c: Context, source: Readable): Promise<FilePart> {
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: Object.fromEntries(c.req.raw.headers), limits: { files: 1, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 12 } });
+    // File names are UTF-8 as browsers, curl and undici send them (busboy reads Latin-1 by default:
+    // café.png became cafÃ©.png); an RFC 5987 `filename*=UTF-8''…` wins over `filename` when given.
+    parser = busboy({ headers: Object.fromEntries(c.req.raw.headers), defParamCharset: 'utf8', limits: { files: 1, fields: 10, fieldSize: MAX_FIELD_BYTES, parts: 12 } });
   } catch {
     throw new ValidationError('body', 'invalid_type', 'Uploads are multipart/form-data with a boundary');
   }

@@ -3,7 +3,7 @@ import { except } from 'hono/combine';
 import type { ServerConfig } from '../config.js';
 import { maxBody } from './bodyLimits.js';
 import { clientIp } from './clientIp.js';
-import { sameOriginForms } from './csrf.js';
+import { sameOriginWrites } from './csrf.js';
 import { API_PREFIX } from './paths.js';
 import { requestId } from './requestId.js';
 import { securityHeaders } from './securityHeaders.js';
@@ -15,8 +15,8 @@ export const MAX_AUTH_BODY = 64 * 1024;
 
 /**
  * The middleware every request passes before its route, in this order (docs/architecture.md):
- * request id → security headers → client address → body limits → same-origin check of dashboard
- * form posts. Each route then adds its own stages (`router.ts`).
+ * request id → security headers → client address → body limits → same-origin check of every write
+ * outside /api/v1. Each route then adds its own stages (`router.ts`).
  */
 export function mountEdge(app: Hono, config: ServerConfig) {
   const appUrl = () => config.publicUrl;
@@ -24,6 +24,6 @@ export function mountEdge(app: Hono, config: ServerConfig) {
   // Uploads stream past the JSON limit on purpose: the route enforces each artifact type's own cap while streaming.
   app.use(`${API_PREFIX}/*`, except(`${API_PREFIX}/upload`, maxBody(MAX_JSON_BODY)));
   app.use('/auth/*', maxBody(MAX_AUTH_BODY));
-  // /api/v1 keeps its own rule (JSON-only cookie writes, see csrf.ts); everything else is the dashboard.
-  app.use('*', except(`${API_PREFIX}/*`, sameOriginForms(appUrl)));
+  // /api/v1 checks cookie writes after authentication (csrf.ts apiCookieWrites): API-key callers send no Origin.
+  app.use('*', except(`${API_PREFIX}/*`, sameOriginWrites(appUrl)));
 }

@@ -95,6 +95,8 @@ export interface UploadOptions {
   auth: string;
   fields: Record<string, string>;
   fileName?: string;
+  /** Replaces `filename="…"` in the file part's Content-Disposition (e.g. to add `filename*`). */
+  fileNameParams?: string;
   contentType?: string;
   content?: Buffer | AsyncIterable<Buffer>;
   /** Puts the file part before the fields (which the server refuses). */
@@ -109,7 +111,7 @@ export async function upload(t: TestServer, opts: UploadOptions) {
   const boundary = `----testreport${newId()}`;
   const fieldParts = Object.entries(opts.fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   const fileHead = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${opts.fileName ?? 'file.bin'}"\r\nContent-Type: ${opts.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${opts.fileNameParams ?? `filename="${opts.fileName ?? 'file.bin'}"`}\r\nContent-Type: ${opts.contentType ?? 'application/octet-stream'}\r\n\r\n`,
   );
   async function* body() {
     if (!opts.fileFirst) yield* fieldParts;

@@ -83,6 +83,34 @@ describe('signing in', () => {
     expect((await page('/signin', { form: { email: t.owner.email, password: t.owner.password }, origin: null })).status).toBe(403);
   });
 
+  it('refuses a forged post that has no Content-Type (fetch with mode no-cors) from another origin or from nowhere', async () => {
+    const user = await t.createUser({ teamId: t.teamId, role: 'viewer' });
+    for (const headers of [{ Origin: 'http://localhost:1' }, { Referer: 'http://localhost:1/attack' }, {}] as Record<string, string>[]) {
+      const res = await t.server.app.request('/signout', { method: 'POST', headers: { Cookie: user.cookie, ...headers }, redirect: 'manual' });
+      expect(res.status).toBe(403);
+    }
+    // Still signed in: the sign-out never ran.
+    expect((await page(`/runs/${runB}`, { cookie: user.cookie })).status).toBe(200);
+  });
+
+  it('never sends a signed-in user off-site or into a 500 with ?next=', async () => {
+    for (const next of ['/\t/evil.example', '/\t\\evil.example', '//evil.example', '/\\evil.example', '/\n/x', '/\r\nSet-Cookie: a=b']) {
+      const res = await page(`/?next=${encodeURIComponent(next)}`, { cookie: t.owner.cookie });
+      expect(res.status, next).toBe(302);
+      expect(res.headers.get('location'), next).toBe('/');
+    }
+    const encoded = await page(`/?next=${encodeURIComponent('/runs/x?q=€')}`, { cookie: t.owner.cookie });
+    expect(encoded.headers.get('location')).toBe('/runs/x?q=%E2%82%AC');
+  });
+
+  it('signs in with a line break in next and lands on / instead of a 500', async () => {
+    const res = await page('/signin', { form: { email: t.owner.email, password: t.owner.password, next: '/\n/x' } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    const tab = await page('/signin', { form: { email: t.owner.email, password: t.owner.password, next: '/\t/evil.example' } });
+    expect(tab.headers.get('location')).toBe('/');
+  });
+
   it('signs out: the session no longer opens pages', async () => {
     const user = await t.createUser({ teamId: t.teamId, role: 'viewer' });
     expect((await page('/signout', { cookie: user.cookie, form: {} })).status).toBe(303);
@@ -134,9 +162,11 @@ describe('runs page', () => {
 
   it('answers an HTML 404 for a project out of reach', async () => {
     const other = await t.createOtherTenant();
-    const res = await page(`/projects/${other.projectId}/runs`, { cookie: t.owner.cookie });
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toContain('text/html');
+    for (const path of [`/projects/${other.projectId}/runs`, `/projects/${other.projectId}/flaky`, `/projects/${other.projectId}/settings`]) {
+      const res = await page(path, { cookie: t.owner.cookie });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toContain('text/html');
+    }
   });
 });
 

@@ -131,6 +131,9 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       const projectId = param(c);
       const filters = { quarantined: oneOf(c.req.query('quarantined'), ['true', 'false']), minScore: oneOf(c.req.query('minScore'), ['0.1', '0.2', '0.5']) };
       const pageNo = pageOf(c.req.query('page'));
+      // Like every page: a project out of reach is "not found", not the service's 403 for a projectId parameter.
+      const nav = await loadNav(services, principal, projectId, 'flaky');
+      if (!nav.current) return renderError(c, services, new NotFoundError('Project'));
       const list = await services.flakiness.list(principal, {
         projectId,
         minScore: filters.minScore ? Number(filters.minScore) : undefined,
@@ -138,9 +141,8 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
         limit: FLAKY_PER_PAGE,
         offset: (pageNo - 1) * FLAKY_PER_PAGE,
       });
-      const nav = await loadNav(services, principal, projectId, 'flaky');
       rememberProject(c, projectId);
-      const canQuarantine = nav.current !== null && roleAllows(nav.current.role, 'quarantine');
+      const canQuarantine = roleAllows(nav.current.role, 'quarantine');
       const url = new URL(c.req.url);
       return render(
         c,

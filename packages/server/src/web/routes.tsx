@@ -24,7 +24,7 @@ export function mountDashboard(app: Hono, services: Services) {
   const { config } = services.deps;
   const web = app as unknown as Hono<WebEnv>;
   for (const p of ['/', '/projects/*', '/runs/*', '/tests/*', '/assets/*', '/trace/*']) app.use(p, compress());
-  // Form posts are checked for a same-origin Origin/Referer by the edge (http/csrf.ts sameOriginForms).
+  // Every write is checked for a same-origin Origin/Referer by the edge (http/csrf.ts sameOriginWrites).
   const unverified = (c: Context) => render(c, services, <UnverifiedPage />, 403);
   for (const p of SIGNED_IN) web.use(p, requireUser(services, unverified));
 

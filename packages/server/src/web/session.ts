@@ -8,10 +8,25 @@ import type { Services } from '../services.js';
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 export type WebEnv = { Variables: { principal: UserPrincipal } };
 
-/** Only a path on this server may be a post-sign-in target (no `//host` or scheme: no open redirect). */
+const PROBE = 'http://next.invalid';
+
+/**
+ * Only a path on this server may be a post-sign-in target: no open redirect, no header injection.
+ * Browsers drop tabs and line breaks from a URL and read `\` as `/`, so `/\t/evil.example` would
+ * become `//evil.example`: any control character or backslash sends the user to `/` instead, and
+ * what is left must resolve, against an origin, to that same origin. The answer is the URL's own
+ * serialisation (non-ASCII percent-encoded), so it is always a valid Location header.
+ */
 export function safeNext(next: string | undefined | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  return next;
+  if (!next || !next.startsWith('/') || /[\u0000-\u001f\u007f-\u009f\\]/.test(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, PROBE);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== PROBE) return '/';
+  return url.pathname + url.search + url.hash;
 }
 
 export const signInUrl = (next: string) => (next === '/' ? '/' : `/?next=${encodeURIComponent(next)}`);

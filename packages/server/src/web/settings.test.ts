@@ -147,3 +147,25 @@ describe('settings pages', () => {
     expect((await t.api('GET', `/projects/${t.projectId}/settings`, { auth: t.owner })).body.defaultBranch).toBe('develop');
   });
 });
+
+describe('forged posts from another origin', () => {
+  it('deletes, pings, revokes and removes nothing when the post has no Content-Type (fetch mode no-cors) and a foreign or no origin', async () => {
+    const hook = (await t.api('POST', '/webhooks', { auth: t.apiKey, body: { projectId: t.projectId, url: 'http://127.0.0.1:9/forged', events: ['run.failed'] } })).body;
+    const key = (await t.api('POST', '/api-keys', { auth: t.owner, body: { projectId: t.projectId, name: 'forged' } })).body;
+    const member = await t.createUser({ teamId: t.teamId, role: 'member' });
+    const members = (await t.api('GET', `/team-members?teamId=${t.teamId}`, { auth: t.owner })).body.data as Array<{ id: string; userId: string }>;
+    const memberId = members.find((m) => m.userId === member.userId)!.id;
+    const actions = [`${base}/webhooks/${hook.id}/delete`, `${base}/webhooks/${hook.id}/test`, `${base}/keys/${key.id}/revoke`, `${base}/members/${memberId}/remove`];
+    for (const headers of [{ Origin: 'http://localhost:1' }, { Origin: 'null' }, { Referer: 'http://localhost:1/page' }, {}] as Record<string, string>[]) {
+      for (const path of actions) {
+        const res = await t.server.app.request(path, { method: 'POST', headers: { Cookie: t.owner.cookie, ...headers }, redirect: 'manual' });
+        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+      }
+    }
+    expect((await t.api('GET', `/webhooks/${hook.id}`, { auth: t.owner })).status).toBe(200);
+    expect((await t.api('GET', `/webhooks/${hook.id}/deliveries`, { auth: t.owner })).body.data).toEqual([]);
+    expect((await t.api('GET', '/me', { auth: key.key })).status).toBe(200);
+    expect((await t.api('GET', `/team-members?teamId=${t.teamId}`, { auth: t.owner })).body.data.map((m: { userId: string }) => m.userId)).toContain(member.userId);
+    await t.api('DELETE', `/webhooks/${hook.id}`, { auth: t.owner });
+  });
+});

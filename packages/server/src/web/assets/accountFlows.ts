@@ -10,8 +10,11 @@ export const ACCOUNT_FLOWS = `
   history.replaceState(null, '', location.pathname);
   const statusEl = document.getElementById('status');
   function show(text, ok) { statusEl.textContent = text; statusEl.className = 'notice' + (ok ? '' : ' error'); statusEl.hidden = false; }
+  // Under the page's no-referrer policy the Fetch standard sends "Origin: null" on a POST (Chromium
+  // sends the origin anyway), which the server refuses as CSRF: this same-origin request may name its
+  // origin and page (the token is already gone from the URL).
   async function post(path, body) {
-    const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(path, { method: 'POST', credentials: 'same-origin', referrerPolicy: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     let data = null;
     try { data = await res.json(); } catch {}
     return { status: res.status, data, message: (data && (data.message || (data.error && data.error.message))) || 'Unexpected answer (' + res.status + ')' };
