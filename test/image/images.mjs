@@ -30,26 +30,34 @@ async function debianImage() {
   const tar = join(WORK, 'debian-bookworm.tar');
   if (!existsSync(tar)) {
     const exclude = ['/usr/share/doc/*', '/usr/share/man/*', '/usr/share/locale/*', '/usr/share/info/*'].map((p) => `--dpkgopt=path-exclude=${p}`);
-    await sh('mmdebstrap', ['--quiet', '--variant=minbase', ...exclude, '--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin', 'bookworm', `${tar}.part`]);
-    renameSync(`${tar}.part`, tar);
+    const part = join(WORK, `debian-bookworm.${process.pid}.part`);
+    await sh('mmdebstrap', ['--quiet', '--variant=minbase', '--format=tar', ...exclude, '--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin', 'bookworm', part]);
+    renameSync(part, tar);
   }
   await podman(['import', tar, tag]);
   return tag;
 }
 
-/** The host's Node laid out as the official image lays it out, keyed by Node's version. */
+/**
+ * A Node installation laid out as the official image lays it out, keyed by Node's version: the host's
+ * own, or the one under $TEST_IMAGE_NODE_PREFIX (e.g. an unpacked Node 24 tarball, to check the
+ * image on the Node its default base has); npm comes from there or else from the host.
+ */
 async function nodeImage(here, debian) {
   const file = join(here, 'node-base.Containerfile');
-  const tag = `localhost/testreport-node:${process.version.slice(1)}-${hashOf(file)}`;
+  const hostPrefix = dirname(dirname(process.execPath));
+  const prefix = process.env.TEST_IMAGE_NODE_PREFIX || hostPrefix;
+  const nodeBin = prefix === hostPrefix ? process.execPath : join(prefix, 'bin/node');
+  const version = (await sh(nodeBin, ['--version'])).stdout.trim().slice(1);
+  const tag = `localhost/testreport-node:${version}-${hashOf(file)}`;
   if (await exists(tag)) return tag;
-  const prefix = dirname(dirname(process.execPath));
   const headers = join(prefix, 'include/node');
-  const npm = join(prefix, 'lib/node_modules/npm');
-  for (const p of [headers, npm]) if (!existsSync(p)) throw new Error(`the host's Node has no ${p} (needed for the local Node base image)`);
+  const npm = [join(prefix, 'lib/node_modules/npm'), join(hostPrefix, 'lib/node_modules/npm')].find((p) => existsSync(p));
+  if (!existsSync(headers) || !npm) throw new Error(`no include/node or npm under ${prefix} (needed for the local Node base image)`);
   const ctx = join(WORK, `node-context-${process.pid}`);
   rmSync(ctx, { recursive: true, force: true });
   mkdirSync(join(ctx, 'include'), { recursive: true });
-  cpSync(process.execPath, join(ctx, 'node'));
+  cpSync(nodeBin, join(ctx, 'node'));
   cpSync(headers, join(ctx, 'include/node'), { recursive: true });
   cpSync(npm, join(ctx, 'npm'), { recursive: true });
   try {

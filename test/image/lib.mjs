@@ -1,6 +1,6 @@
 // Process helpers of the image test: podman, podman-compose and the host's CLI, with readable failures.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ export const WORK = '/var/tmp/testreport-image';
  * crun on hybrid cgroups), in a file of our own so that nothing in /etc changes.
  */
 export function containersConf() {
-  if (process.env.CONTAINERS_CONF) return;
+  if (process.env.CONTAINERS_CONF && existsSync(process.env.CONTAINERS_CONF)) return;
   mkdirSync(WORK, { recursive: true });
   const file = join(WORK, 'containers.conf');
   writeFileSync(file, '[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\n');
