@@ -23,7 +23,7 @@ const common: Options = {
   skipNodeModulesBundle: true,
 };
 
-export default defineConfig([
+const configs: Options[] = [
   {
     ...common,
     name: 'contract',
@@ -72,4 +72,9 @@ export default defineConfig([
     esbuildPlugins: [workspaceExternal],
     external: ['@testreport/client', '@testreport/contract', '@testreport/reporter'],
   },
-]);
+];
+
+// TSUP_ONLY=contract,server builds just those packages and no declaration files: all the container
+// image's build stage needs (Containerfile), at a fraction of the time.
+const only = process.env.TSUP_ONLY?.split(',');
+export default defineConfig(only ? configs.filter((c) => only.includes(c.name ?? '')).map((c) => ({ ...c, dts: false })) : configs);

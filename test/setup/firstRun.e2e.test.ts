@@ -64,3 +64,31 @@ describe('the first run’s printed credentials', () => {
     expect(((await res.json()) as { user: { email: string } }).user.email).toBe(email);
   });
 });
+
+describe('TESTREPORT_FIRST_RUN=off (the --no-first-run of images, where flags are awkward)', () => {
+  it('starts on an empty database without creating or printing anything', async () => {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TESTREPORT_')) env[k] = v;
+    const dir = mkdtempSync(join(tmpdir(), 'testreport-no-first-run-'));
+    const server = spawn(process.execPath, [SERVER_BIN, 'serve', '--port', '0', '--data-dir', dir], { env: { ...env, TESTREPORT_LOG: 'error', TESTREPORT_FIRST_RUN: 'off' } });
+    try {
+      let out = '';
+      const base = await new Promise<string>((done, fail) => {
+        server.stdout!.on('data', (d) => {
+          out += d;
+          const m = /testreport listening on (\S+)/.exec(out);
+          if (m) done(m[1]);
+        });
+        server.once('exit', (code) => fail(new Error(`server exited ${code}`)));
+      });
+      expect(out).not.toMatch(/First run/);
+      const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@localhost', password: 'x'.repeat(16) }) });
+      expect(res.status).toBe(401);
+    } finally {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

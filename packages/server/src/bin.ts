@@ -46,7 +46,7 @@ program
   .option('--storage <url>', 'artifact store: s3://bucket[/prefix] (TESTREPORT_STORAGE; default the data dir; S3 settings from AWS_* variables)')
   .option('--tls-cert <file>', 'serve HTTPS with this certificate (TESTREPORT_TLS_CERT)')
   .option('--tls-key <file>', 'private key for --tls-cert (TESTREPORT_TLS_KEY)')
-  .option('--no-first-run', 'do not create the first owner, team, project and API key on an empty database')
+  .option('--no-first-run', 'do not create the first owner, team, project and API key on an empty database (TESTREPORT_FIRST_RUN=off)')
   .option('--oidc-issuer <url>', 'single sign-on: OpenID Connect issuer URL (TESTREPORT_OIDC_ISSUER); see docs/sso.md')
   .option('--oidc-client-id <id>', 'client id registered at the issuer (TESTREPORT_OIDC_CLIENT_ID)')
   .option('--oidc-client-secret <secret>', 'client secret (TESTREPORT_OIDC_CLIENT_SECRET; prefer the variable: flags show in ps)')
@@ -60,31 +60,12 @@ program
       port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
       oidc: oidcInput(opts), passwordLogin: opts.passwordLogin,
     };
-    const server = await startServer(input);
-    // Servers of a fleet starting together on an empty database: one of them creates the owner.
-    const firstRun = async () => {
-      if (!(await server.services.bootstrap.isEmpty())) return;
-      const password = randomBytes(12).toString('base64url');
-      const r = await server.services.bootstrap.init({ email: 'owner@localhost', password, team: 'My Team', project: 'My Project', keyName: 'first-run' });
-      process.stdout.write(
-        [
-          '',
-          'First run: created an owner, a team, a project and an API key. They are shown only once:',
-          `  sign in      ${r.email} / ${password}`,
-          `  team         ${r.teamId}`,
-          `  project      ${r.projectId}`,
-          `  API key      ${r.apiKey}`,
-          '',
-          'Report a Playwright run:',
-          `  TESTREPORT_URL=${server.url} TESTREPORT_API_KEY=${r.apiKey} npx playwright test`,
-          '',
-        ].join('\n') + '\n',
-      );
-    };
-    if (opts.firstRun) await runExclusive(server.services.deps.db, 'first-run', firstRun);
-    process.stdout.write(`testreport listening on ${server.url}\n`);
+    // Installed before starting: as PID 1 in a container, a signal without a handler is ignored, so a
+    // stop during migrations (or while waiting for PostgreSQL's advisory lock) would wait for SIGKILL.
+    let server: Awaited<ReturnType<typeof startServer>> | null = null;
     const shutdown = async (signal: string) => {
       process.stderr.write(`received ${signal}, shutting down\n`);
+      if (!server) process.exit(0);
       try {
         await server.close();
         process.exit(0);
@@ -95,6 +76,32 @@ program
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
+    server = await startServer(input);
+    const running = server;
+    // Servers of a fleet starting together on an empty database: one of them creates the owner.
+    const firstRun = async () => {
+      if (!(await running.services.bootstrap.isEmpty())) return;
+      const password = randomBytes(12).toString('base64url');
+      const r = await running.services.bootstrap.init({ email: 'owner@localhost', password, team: 'My Team', project: 'My Project', keyName: 'first-run' });
+      process.stdout.write(
+        [
+          '',
+          'First run: created an owner, a team, a project and an API key. They are shown only once:',
+          `  sign in      ${r.email} / ${password}`,
+          `  team         ${r.teamId}`,
+          `  project      ${r.projectId}`,
+          `  API key      ${r.apiKey}`,
+          '',
+          'Report a Playwright run:',
+          `  TESTREPORT_URL=${running.url} TESTREPORT_API_KEY=${r.apiKey} npx playwright test`,
+          '',
+        ].join('\n') + '\n',
+      );
+    };
+    // The flag turns it off; so does the variable, for images where flags are awkward to pass.
+    const firstRunOn = opts.firstRun && !['0', 'false', 'off', 'no'].includes((process.env.TESTREPORT_FIRST_RUN ?? '').toLowerCase());
+    if (firstRunOn) await runExclusive(running.services.deps.db, 'first-run', firstRun);
+    process.stdout.write(`testreport listening on ${running.url}\n`);
   });
 
 program
