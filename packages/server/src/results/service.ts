@@ -8,7 +8,7 @@ import { int, toJson } from '../db/values.js';
 import { joinTransaction } from '../db/transaction.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
-import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
+import { stepsOf, toTestCreated, toTestDetail, toTestListItem } from './present.js';
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
@@ -73,7 +73,9 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           annotations: t.annotations === undefined ? '[]' : JSON.stringify(t.annotations),
           error: toJson(t.error),
           error_message: t.error?.message ?? null,
+          // A try's steps are kept once, in `attempts`: without its own steps the test shows its last try's.
           steps: t.steps === undefined ? '[]' : JSON.stringify(t.steps),
+          attempts: t.attempts === undefined || t.attempts.length === 0 ? null : JSON.stringify(t.attempts),
           stdout: t.stdout ?? null,
           stderr: t.stderr ?? null,
           branch: run.branch,
@@ -124,11 +126,14 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
     },
 
     async get(principal: Principal, id: string) {
-      return toTest(await findReadable(principal, id));
+      return toTestDetail(await findReadable(principal, id));
     },
 
-    async steps(principal: Principal, id: string) {
-      return { data: stepsOf(await findReadable(principal, id)) };
+    /** Steps of try `retry` (default the last); a try the test does not have is 404. */
+    async steps(principal: Principal, id: string, retry?: number) {
+      const steps = stepsOf(await findReadable(principal, id), retry);
+      if (!steps) throw new NotFoundError('Attempt');
+      return { data: steps };
     },
 
     /** The case's last 20 results in the project, newest first (the given one is among them when it is recent). */
