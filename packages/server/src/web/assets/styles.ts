@@ -82,6 +82,7 @@ pre.snippet .caret{color:var(--fail)}
 .imgdiff{border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem;margin:.75rem 0}
 .imgdiff h4{margin:.25rem 0 .5rem}
 .imgdiff-images,.imgdiff-view{display:flex;flex-wrap:wrap;gap:1rem}
+.imgdiff-images[hidden]{display:none}
 .imgdiff figure{margin:0}
 .imgdiff img{max-width:min(100%,40rem);height:auto;border:1px solid var(--line);border-radius:4px;display:block}
 .imgdiff-modes{display:flex;flex-wrap:wrap;gap:.25rem;margin-bottom:.5rem}
