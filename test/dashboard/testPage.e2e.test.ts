@@ -93,16 +93,16 @@ describe('test page in Chromium', () => {
     expect(await viewer.locator('.imgdiff-view img').getAttribute('alt')).toBe('Diff');
     await modes.nth(3).focus();
     await page.keyboard.press('Enter');
-    expect(await viewer.locator('.imgdiff-view img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt))).toEqual(['Expected', 'Actual']);
+    expect(await viewer.locator('.imgdiff-view img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt')))).toEqual(['Expected', 'Actual']);
     await modes.nth(4).focus();
     await page.keyboard.press('Space');
     const range = viewer.getByRole('slider');
     await range.focus();
     await page.keyboard.press('ArrowRight');
     expect(await range.inputValue()).toBe('51');
-    expect(await viewer.locator('.imgdiff-top').evaluate((i) => (i as HTMLElement).style.clipPath)).toBe('inset(0px 49% 0px 0px)');
+    expect(await viewer.locator('.imgdiff-top').evaluate((i) => (i as unknown as { style: { clipPath: string } }).style.clipPath)).toBe('inset(0px 49% 0px 0px)');
     // Every image of the viewer loaded (signed URLs of this server).
-    await expect.poll(() => viewer.locator('.imgdiff-view img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)), POLL).toBe(true);
+    await expect.poll(() => viewer.locator('.imgdiff-view img').evaluateAll((imgs) => imgs.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)), POLL).toBe(true);
     expect(await page.locator('details[open] summary', { hasText: 'Page snapshot' }).count()).toBe(1);
     expect(await text()).toContain('heading "Cart"');
     await modes.first().click();
@@ -113,7 +113,7 @@ describe('test page in Chromium', () => {
     await page.goto(`/tests/${testIds['missing baseline']}`);
     const viewer = page.locator('.imgdiff');
     expect(await viewer.innerText()).toContain('no baseline existed: actual only');
-    expect(await viewer.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt))).toEqual(['Actual: never-committed-actual.png']);
+    expect(await viewer.locator('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt')))).toEqual(['Actual: never-committed-actual.png']);
     expect(await viewer.getByRole('button').count()).toBe(0);
   });
 
@@ -121,7 +121,7 @@ describe('test page in Chromium', () => {
     await page.goto(`/tests/${testIds['screenshot mismatch']}`);
     await page.getByRole('button', { name: 'Copy prompt' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count(), POLL).toBe(1);
-    const prompt = await page.evaluate(() => navigator.clipboard.readText());
+    const prompt = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
     expect(prompt).toMatch(/^# Fix the failing Playwright test "screenshot mismatch"/);
     expect(prompt).toContain('- Location: debug.spec.ts:22');
     expect(prompt).toContain('- History: failed in 1 of the last 1 run, first on');

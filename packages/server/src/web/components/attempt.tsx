@@ -62,7 +62,7 @@ export function ErrorView({ e }: { e: AttemptError }) {
 }
 
 /** One try: its errors with code, steps, files (snapshot comparisons as viewers), text attachments inline, output. */
-export function TryView(props: { attempt: Attempt; steps: Step[]; artifacts: Artifact[]; secureContext: boolean }) {
+export function TryView(props: { attempt: Attempt; steps: Step[]; artifacts: Artifact[]; secureContext: boolean; matcher?: { expected?: string; actual?: string } }) {
   const { attempt: a } = props;
   const shots = props.artifacts.filter((x) => x.type === 'screenshot');
   const { comparisons, others } = groupComparisons(shots);
@@ -88,6 +88,14 @@ export function TryView(props: { attempt: Attempt; steps: Step[]; artifacts: Art
         <>
           <h3>{a.errors.length === 1 ? 'Error' : `${a.errors.length} errors`}</h3>
           {a.errors.map((e) => <ErrorView e={e} />)}
+          {props.matcher && (
+            <dl class="meta">
+              <dt>Expected</dt>
+              <dd><code>{props.matcher.expected ?? ''}</code></dd>
+              <dt>Actual</dt>
+              <dd><code>{props.matcher.actual ?? ''}</code></dd>
+            </dl>
+          )}
         </>
       )}
       {comparisons.map((c) => <ImageComparison c={c} missingBaseline={missing(c.name)} />)}

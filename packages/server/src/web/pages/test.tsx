@@ -31,6 +31,9 @@ export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt
   // Files of the open try, and files whose try nobody said (older uploads).
   const files = props.artifacts.filter((a) => a.retry === open.retry || a.retry === null);
   const line = historyLine(props.history);
+  // The test's error names expected and actual values (of an expect() failure): shown with the try it came from.
+  const e = test.error;
+  const matcher = e && (e.expected !== undefined || e.actual !== undefined) && open.errors[0]?.message === e.message ? e : undefined;
   const prompt = test.status === 'failed' || test.status === 'flaky' ? buildPrompt(test, open.errors.length ? open : tries.findLast((a) => a.errors.length), props.history) : '';
   return (
     <Layout title={test.title} nav={props.nav}>
@@ -85,7 +88,7 @@ export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt
 
       <h2>{tries.length > 1 ? 'Tries' : 'Result'}</h2>
       <TryTabs testId={test.id} attempts={tries} selected={open.retry} />
-      <TryView attempt={open} steps={props.steps} artifacts={files} secureContext={props.secureContext} />
+      <TryView attempt={open} steps={props.steps} artifacts={files} secureContext={props.secureContext} matcher={matcher} />
     </Layout>
   );
 }
