@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fixtureRunEnv, ROOT, useBuiltServer } from '../cli/helpers.js';
+import { ROOT, useBuiltServer } from '../cli/helpers.js';
+import { runDebugSuite } from '../reporter/debugRun.js';
 
 // The test page of issue 24 in Chromium, filled by a real run of test/reporter/fixtures/debug.config.ts
 // through the built reporter: a tab per try, snippets, the comparison viewer, the page snapshot, Copy prompt.
@@ -19,20 +19,9 @@ let shots: string;
 const testIds: Record<string, string> = {};
 
 async function reportDebugRun(): Promise<string> {
-  const dir = setup.dir();
-  const snaps = join(dir, 'snaps');
-  mkdirSync(snaps);
-  cpSync(join(ROOT, 'test/reporter/fixtures/debug/__screenshots__'), snaps, { recursive: true });
-  const env = fixtureRunEnv(dir, { url: setup.server.url, apiKey: setup.server.apiKey }, { TR_SNAPSHOTS: snaps });
-  delete env.CI;
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(ROOT, 'test/reporter/fixtures/debug.config.ts')], { cwd: join(ROOT, 'test/reporter/fixtures'), env });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  await new Promise((r) => child.on('close', r));
-  const id = /\/runs\/([0-9a-f-]{36})/.exec(out)?.[1];
-  if (!id) throw new Error(`the reporter printed no run link:\n${out}`);
-  return id;
+  const run = await runDebugSuite(setup.dir(), { url: setup.server.url, apiKey: setup.server.apiKey });
+  if (!run.runId) throw new Error(`the reporter printed no run link:\n${run.output}`);
+  return run.runId;
 }
 
 const text = () => page.locator('main').innerText();

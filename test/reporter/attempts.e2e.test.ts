@@ -1,30 +1,18 @@
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, fixtureRunEnv, ROOT, useBuiltServer } from '../cli/helpers.js';
+import { cli, useBuiltServer } from '../cli/helpers.js';
+import { runDebugSuite } from './debugRun.js';
 
 // Every try of a test (issue 24), through the live reporter and through `reporter upload` of the same
 // run's JSON report: both go through the reporter's one mapping (packages/reporter/src/results), so the
 // server must store the same tries, errors, locations, snippets and per-try artifacts.
-const config = join(ROOT, 'test/reporter/fixtures/debug.config.ts');
 const setup = useBuiltServer('attempts-');
 
-async function runPlaywright(): Promise<{ dir: string; stderr: string }> {
+async function runPlaywright(): Promise<{ dir: string }> {
   const dir = setup.dir();
-  // Playwright writes the missing baseline: it does so on a copy of the committed ones.
-  const snaps = join(dir, 'snaps');
-  mkdirSync(snaps);
-  cpSync(join(ROOT, 'test/reporter/fixtures/debug/__screenshots__'), snaps, { recursive: true });
-  const env = fixtureRunEnv(dir, { url: setup.server.url, apiKey: setup.server.apiKey }, { TR_SNAPSHOTS: snaps });
-  delete env.CI;
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', config], { cwd: join(ROOT, 'test/reporter/fixtures'), env });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.resume();
-  const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? -1)));
-  expect(code, stderr).toBe(1);
-  return { dir, stderr };
+  const run = await runDebugSuite(dir, { url: setup.server.url, apiKey: setup.server.apiKey });
+  expect(run.code, run.output).toBe(1);
+  return { dir };
 }
 
 type Stored = Record<string, { status: string; attempts: any[]; artifacts: Array<{ fileName: string; retry: number | null; type: string }> }>;
