@@ -94,6 +94,10 @@ pre.snippet .caret{color:var(--fail)}
 .imgdiff-view input[type=range]{width:min(100%,40rem)}
 .text-attachment{margin:.5rem 0}.text-attachment summary{cursor:pointer}
 #prompt-text{max-height:16rem}
+pre:focus-visible,.table-wrap:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
+nav[aria-label=Settings] a{text-decoration:none;padding:.25rem .5rem;border-radius:6px}
+nav[aria-label=Settings] a[aria-current=page]{color:var(--fg);font-weight:700;border:1px solid var(--line);background:var(--panel)}
+.legend .key{font-size:14px}
 @media (prefers-color-scheme:dark){button.primary{background:#1f6feb;border-color:#1f6feb}}
 @media (max-width:600px){main{padding:.75rem}header.top{padding:.5rem}.hide-narrow{display:none}th,td{padding:.35rem .4rem}}
 `;

@@ -30,7 +30,7 @@ export function TryTabs({ testId, attempts, selected }: { testId: string; attemp
 /** Playwright's code frame, the failing line (`>`) and its caret line marked. */
 export function Snippet({ text }: { text: string }) {
   return (
-    <pre class="snippet" aria-label="Code at the error">
+    <pre class="snippet" aria-label="Code at the error" tabindex={0}>
       {text.split('\n').map((line) => (
         <span class={/^\s*>/.test(line) ? 'line hl' : /^\s+\|\s*\^/.test(line) ? 'line caret' : 'line'}>
           <Ansi text={line} />
@@ -49,12 +49,12 @@ export function ErrorView({ e }: { e: AttemptError }) {
   return (
     <div class="err">
       {e.location && <p class="mono small">{`${e.location.file}:${e.location.line}:${e.location.column}`}</p>}
-      <pre class="s-failed"><Ansi text={e.message} /></pre>
+      <pre class="s-failed" tabindex={0}><Ansi text={e.message} /></pre>
       {e.snippet && <Snippet text={e.snippet} />}
       {frames && (
         <details>
           <summary>Stack</summary>
-          <pre><Ansi text={frames} /></pre>
+          <pre tabindex={0}><Ansi text={frames} /></pre>
         </details>
       )}
     </div>
@@ -104,7 +104,7 @@ export function TryView(props: { attempt: Attempt; steps: Step[]; artifacts: Art
           <summary>
             {t.name === 'error-context' ? 'Page snapshot (error-context)' : t.name} <span class="muted small">{t.contentType}</span>
           </summary>
-          <pre>{t.body}</pre>
+          <pre tabindex={0}>{t.body}</pre>
         </details>
       ))}
       <h3>Steps</h3>
@@ -114,13 +114,13 @@ export function TryView(props: { attempt: Attempt; steps: Step[]; artifacts: Art
       {a.stdout && (
         <>
           <h3>stdout</h3>
-          <pre><Ansi text={a.stdout} /></pre>
+          <pre tabindex={0}><Ansi text={a.stdout} /></pre>
         </>
       )}
       {a.stderr && (
         <>
           <h3>stderr</h3>
-          <pre><Ansi text={a.stderr} /></pre>
+          <pre tabindex={0}><Ansi text={a.stderr} /></pre>
         </>
       )}
     </section>

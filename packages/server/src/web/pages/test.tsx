@@ -52,7 +52,7 @@ export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt
           <button type="button" data-copy="prompt-text" class="copy-prompt">Copy prompt</button>
           <details class="small">
             <summary>What it copies</summary>
-            <pre id="prompt-text">{prompt}</pre>
+            <pre id="prompt-text" tabindex={0}>{prompt}</pre>
           </details>
         </div>
       )}
@@ -77,7 +77,7 @@ export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt
         ))}
         <dt>Flakiness</dt>
         <dd>
-          {percent(caseState.flakinessScore * 100)} ({caseState.flakyRuns} flaky of {caseState.totalRuns} runs)
+          {percent(caseState.flakinessScore * 100)} ({caseState.flakyRuns} flaky of {caseState.totalRuns} {caseState.totalRuns === 1 ? 'run' : 'runs'})
           {caseState.isQuarantined ? <> · <span class="badge s-flaky">quarantined</span></> : ' · not quarantined'}
         </dd>
       </dl>
