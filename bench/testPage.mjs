@@ -2,9 +2,8 @@
 // compressed bytes of the page, against the budget (≤ 300 ms server time, ≤ 150 KB over the wire;
 // images load lazily, so they are not part of the page's weight). Run: node bench/testPage.mjs
 // [--db postgres]. Uses the built server (npm run build).
-import { request } from 'node:http';
-import { percentile } from './lib/http.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
+import { measurePage, signIn } from './pages.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 
 const TRIES = 10;
@@ -14,20 +13,6 @@ const TTFB_TARGET_MS = 300;
 const BYTES_TARGET = 150 * 1024;
 // A 1×1 PNG: the server checks that a screenshot is an image.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-
-function get(url, cookie) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(url, { headers: { cookie, 'accept-encoding': 'gzip' } }, (res) => {
-      const ttfb = performance.now() - t0;
-      let bytes = 0;
-      res.on('data', (d) => (bytes += d.length));
-      res.on('end', () => (res.statusCode === 200 ? resolve({ ttfb, bytes, encoding: res.headers['content-encoding'] ?? 'identity' }) : reject(new Error(`${url} → ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** A try as the reporter sends it: two errors with snippets, 30 steps with locations, output, the page snapshot. */
 function attempt(retry) {
@@ -77,25 +62,10 @@ async function main() {
           if (res.status !== 201) throw new Error(`upload → ${res.status} ${await res.text()}`);
         }
       }
-      const signin = await fetch(`${server.url}/signin`, {
-        method: 'POST', redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
-        body: new URLSearchParams({ email: 'bench@example.com', password: 'bench-password-1', next: '/' }),
-      });
-      const cookie = signin.headers.get('set-cookie').split(';')[0];
-      const path = `/tests/${test.id}`;
-      for (let i = 0; i < 3; i++) await get(server.url + path, cookie);
-      const ttfbs = [];
-      let last;
-      for (let i = 0; i < SAMPLES; i++) {
-        last = await get(server.url + path, cookie);
-        ttfbs.push(last.ttfb);
-      }
-      ttfbs.sort((a, b) => a - b);
-      const p50 = percentile(ttfbs, 50);
-      const p99 = percentile(ttfbs, 99);
-      const meets = p50 <= TTFB_TARGET_MS && last.bytes <= BYTES_TARGET;
-      console.log(`test page (${TRIES} tries × ${FILES_PER_TRY} attachments, ${dbKind}): TTFB p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, ${(last.bytes / 1024).toFixed(1)} KB ${last.encoding} (targets ≤ ${TTFB_TARGET_MS} ms, ≤ 150 KB: ${meets ? 'meets target' : 'misses target'})`);
+      const cookie = await signIn(server.url);
+      const r = await measurePage(`${server.url}/tests/${test.id}`, cookie, SAMPLES);
+      const meets = r.ttfbP50 <= TTFB_TARGET_MS && r.compressedBytes <= BYTES_TARGET;
+      console.log(`test page (${TRIES} tries × ${FILES_PER_TRY} attachments, ${dbKind}): TTFB p50 ${r.ttfbP50.toFixed(0)} ms, p99 ${r.ttfbP99.toFixed(0)} ms, ${(r.compressedBytes / 1024).toFixed(1)} KB ${r.encoding} (targets ≤ ${TTFB_TARGET_MS} ms, ≤ 150 KB: ${meets ? 'meets target' : 'misses target'})`);
     } finally {
       await server.stop();
     }

@@ -133,6 +133,22 @@ function textAttachments(list: unknown): Obj[] | typeof NO {
   return out;
 }
 
+/** `steps`, `stdout` and `stderr` of a test or of a try: the same fields, in this order, in both schemas. False: leave it to zod. */
+function stepsAndOutput(src: Obj, out: Obj): boolean {
+  if (src.steps !== undefined) {
+    const parsed = steps(src.steps, FAST_PARSE_LIMITS.stepsOfTestMax, 1);
+    if (parsed === NO) return false;
+    out.steps = parsed;
+  }
+  for (const key of ['stdout', 'stderr'] as const) {
+    const v = src[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') return false;
+    out[key] = truncate(v, LIMITS.outputBytes);
+  }
+  return true;
+}
+
 function attempts(list: unknown): Obj[] | typeof NO {
   if (!Array.isArray(list) || list.length > LIMITS.attemptsMax) return NO;
   const out: Obj[] = new Array(list.length);
@@ -140,7 +156,7 @@ function attempts(list: unknown): Obj[] | typeof NO {
   for (let i = 0; i < list.length; i++) {
     const a = list[i];
     if (!isObject(a)) return NO;
-    const { retry, status, duration, startedAt, errors, steps: stepList, stdout, stderr, annotations, attachments } = a;
+    const { retry, status, duration, startedAt, errors, annotations, attachments } = a;
     // A repeated retry is a 400 that zod words.
     if (!isCount(retry) || retry > FAST_PARSE_LIMITS.retryMax || retries.has(retry)) return NO;
     retries.add(retry);
@@ -153,19 +169,7 @@ function attempts(list: unknown): Obj[] | typeof NO {
     const errs = attemptErrors(errors === undefined ? [] : errors);
     if (errs === NO) return NO;
     at.errors = errs;
-    if (stepList !== undefined) {
-      const parsed = steps(stepList, FAST_PARSE_LIMITS.stepsOfTestMax, 1);
-      if (parsed === NO) return NO;
-      at.steps = parsed;
-    }
-    if (stdout !== undefined) {
-      if (typeof stdout !== 'string') return NO;
-      at.stdout = truncate(stdout, LIMITS.outputBytes);
-    }
-    if (stderr !== undefined) {
-      if (typeof stderr !== 'string') return NO;
-      at.stderr = truncate(stderr, LIMITS.outputBytes);
-    }
+    if (!stepsAndOutput(a, at)) return NO;
     if (annotations !== undefined) {
       const parsed = annotationList(annotations);
       if (parsed === NO) return NO;
@@ -222,7 +226,7 @@ function steps(list: unknown, max: number, depth: number): Step[] | typeof NO {
 
 function test(t: unknown): TestCreateParsed | typeof NO {
   if (!isObject(t)) return NO;
-  const { runId, projectId, title, fullTitle, filePath, lineNumber, status, duration, retries, attempt, isFlaky, tags, annotations, error, steps: stepList, stdout, stderr, attempts: tries } = t;
+  const { runId, projectId, title, fullTitle, filePath, lineNumber, status, duration, retries, attempt, isFlaky, tags, annotations, error, attempts: tries } = t;
   if (!isId(runId) || !isId(projectId) || !isTitle(title) || !isTitle(fullTitle)) return NO;
   if (typeof status !== 'string' || !testStatuses.has(status) || !isDuration(duration)) return NO;
   const out: Obj = { runId, projectId, title: truncate(title, LIMITS.titleChars), fullTitle: truncate(fullTitle, LIMITS.titleChars) };
@@ -275,19 +279,7 @@ function test(t: unknown): TestCreateParsed | typeof NO {
       out.error = e;
     }
   }
-  if (stepList !== undefined) {
-    const parsed = steps(stepList, FAST_PARSE_LIMITS.stepsOfTestMax, 1);
-    if (parsed === NO) return NO;
-    out.steps = parsed;
-  }
-  if (stdout !== undefined) {
-    if (typeof stdout !== 'string') return NO;
-    out.stdout = truncate(stdout, LIMITS.outputBytes);
-  }
-  if (stderr !== undefined) {
-    if (typeof stderr !== 'string') return NO;
-    out.stderr = truncate(stderr, LIMITS.outputBytes);
-  }
+  if (!stepsAndOutput(t, out)) return NO;
   if (tries !== undefined) {
     const parsed = attempts(tries);
     if (parsed === NO) return NO;
