@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, timestamp } from './common.js';
+import { id, queryInt, timestamp } from './common.js';
 import { ARTIFACT_TYPES } from './artifactRules.js';
 
 export * from './artifactRules.js';
@@ -12,6 +12,8 @@ export const uploadFields = z.object({
   runId: id,
   projectId: id,
   testId: id.optional(),
+  /** Which try of the test made the file (decisions §13); a multipart field, so text. */
+  retry: queryInt(0, 1_000).optional(),
 });
 export type UploadFields = z.input<typeof uploadFields>;
 
@@ -19,6 +21,8 @@ export const artifact = z.object({
   id,
   runId: id,
   testId: id.nullable(),
+  /** The try of the test that made it; null when the uploader did not say. */
+  retry: z.number().int().nullable(),
   type: artifactType,
   fileName: z.string(),
   fileSize: z.number().int(),

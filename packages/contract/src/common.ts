@@ -3,21 +3,9 @@ import { LIMITS } from './limits.js';
 
 export { LIMITS };
 
-export const TRUNCATION_MARKER = '\n…[truncated by testreport]';
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-
-/**
- * Cuts a string to at most `max` UTF-16 units and marks the cut, rather than rejecting it
- * (docs/decisions.md §4). The cut never falls inside a surrogate pair: half an emoji is not text, and
- * SQLite would store it as U+FFFD, so the stored value would differ from the one the server holds.
- */
-export function truncate(value: string, max: number): string {
-  if (value.length <= max) return value;
-  let end = Math.max(0, max - TRUNCATION_MARKER.length);
-  if (end > 0 && isHighSurrogate(value.charCodeAt(end - 1))) end--;
-  return value.slice(0, end) + TRUNCATION_MARKER;
-}
+// Zod-free, so the reporter's mapping can cut text the way the server does.
+import { truncate } from './text.js';
+export { TRUNCATION_MARKER, truncate } from './text.js';
 
 /** With the u flag a surrogate pair is one code point, so this matches only a lone half. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;

@@ -45,8 +45,8 @@ export const endpoints = {
   'tests.create': e({ ...routes['tests.create'], body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...routes['tests.createBatch'], body: T.testBatchCreate, response: T.testBatchCreated }),
   'tests.list': e({ ...routes['tests.list'], query: T.testListQuery, response: T.testList }),
-  'tests.get': e({ ...routes['tests.get'], params: idParam, response: T.test }),
-  'tests.steps': e({ ...routes['tests.steps'], params: idParam, response: T.testSteps }),
+  'tests.get': e({ ...routes['tests.get'], params: idParam, response: T.testDetail }),
+  'tests.steps': e({ ...routes['tests.steps'], params: idParam, query: T.testStepsQuery, response: T.testSteps }),
   'tests.history': e({ ...routes['tests.history'], params: idParam, response: T.testHistory }),
   // Error groups
   'errors.list': e({ ...routes['errors.list'], query: E.errorListQuery, response: E.errorGroupList }),

@@ -13,4 +13,13 @@ export const LIMITS = {
   apiKeyMinLength: 16,
   /** How deep test steps may nest; deeper bodies are refused with a 400 (real suites stay far below). */
   stepDepth: 100,
+  /** Tries of one test (`attempts`, decisions §13): Playwright's retries rarely pass 10. */
+  attemptsMax: 50,
+  /** Errors of one try (soft assertions add one each). */
+  attemptErrorsMax: 50,
+  /** A Playwright code snippet around a failing line (a few lines; longer is truncated). */
+  snippetChars: 16 * 1024,
+  /** Text attachments (text/*, JSON, Markdown, Playwright's error-context) kept inline per try, and each one's cap. */
+  textAttachmentsMax: 20,
+  textAttachmentChars: 64 * 1024,
 } as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cappedText, durationMs, id, LIMITS, pageQuery, paged, list, queryBool, timestamp, title, truncate } from './common.js';
+import { cappedText, durationMs, id, LIMITS, pageQuery, paged, list, queryBool, queryInt, timestamp, timestampInput, title, truncate } from './common.js';
 
 export const TEST_STATUSES = ['passed', 'failed', 'skipped', 'flaky'] as const;
 export const testStatus = z.enum(TEST_STATUSES);
@@ -23,6 +23,15 @@ export const testError = z.object({
 });
 export type TestError = z.infer<typeof testError>;
 
+/** Where in the suite's code a step ran or an error was thrown; `file` relative to the Playwright project's root when the reporter knows it. */
+export const locationInput = z.object({
+  file: z.string().min(1).transform((v) => truncate(v, LIMITS.titleChars)),
+  line: z.number().int().nonnegative(),
+  column: z.number().int().nonnegative(),
+});
+export const location = z.object({ file: z.string(), line: z.number().int(), column: z.number().int() }).meta({ id: 'Location' });
+export interface Location { file: string; line: number; column: number }
+
 /** Steps nest (docs/decisions.md §4) up to LIMITS.stepDepth levels, so a hostile body cannot blow the stack. */
 export interface StepInput {
   title: string;
@@ -30,6 +39,7 @@ export interface StepInput {
   status?: (typeof STEP_STATUSES)[number];
   duration?: number;
   error?: { message: string } | null;
+  location?: Location;
   steps?: StepInput[];
 }
 export interface Step {
@@ -38,6 +48,7 @@ export interface Step {
   status: (typeof STEP_STATUSES)[number];
   duration: number;
   error: { message: string } | null;
+  location?: Location;
   steps?: Step[];
 }
 
@@ -48,6 +59,7 @@ export const stepInput: z.ZodType<Step, StepInput> = z.lazy(() =>
     status: z.enum(STEP_STATUSES).default('passed'),
     duration: durationMs.default(0),
     error: z.object({ message: errorText }).nullable().default(null),
+    location: locationInput.optional(),
     steps: z.array(stepInput).max(5_000).optional(),
   }),
 ).meta({ id: 'StepInput' });
@@ -86,6 +98,7 @@ export const step: z.ZodType<Step> = z.lazy(() =>
     status: z.enum(STEP_STATUSES),
     duration: z.number(),
     error: z.object({ message: z.string() }).nullable(),
+    location: location.optional(),
     steps: z.array(step).optional(),
   }),
 ).meta({ id: 'Step' });
@@ -93,6 +106,53 @@ export const step: z.ZodType<Step> = z.lazy(() =>
 export const annotation = z.object({
   type: z.string().min(1).max(LIMITS.nameChars),
   description: z.string().max(LIMITS.titleChars * 4).default(''),
+});
+
+/**
+ * One try of a test (decisions §13 "Attempts of a test"): Playwright's `TestResult`, retry 0, 1, ….
+ * `status` is the try's own (Playwright's words, `timedOut` and `interrupted` included); the
+ * test's `status` stays its final outcome (`flaky` when a later try passed).
+ */
+export const ATTEMPT_STATUSES = ['passed', 'failed', 'timedOut', 'skipped', 'interrupted'] as const;
+export const attemptStatus = z.enum(ATTEMPT_STATUSES);
+
+export const attemptErrorInput = z.object({
+  message: errorText,
+  stack: errorText.optional(),
+  location: locationInput.optional(),
+  /** Playwright's code frame around the failing line (`>` marks it, `^` the column). */
+  snippet: cappedText(LIMITS.snippetChars).optional(),
+});
+
+/** A text attachment (text/*, JSON, Markdown, Playwright's `error-context` page snapshot), kept inline and capped. */
+export const textAttachmentInput = z.object({
+  name: z.string().min(1).transform((v) => truncate(v, LIMITS.nameChars)),
+  contentType: z.string().min(1).max(LIMITS.nameChars),
+  body: cappedText(LIMITS.textAttachmentChars),
+});
+
+export const attemptInput = z.object({
+  retry: z.number().int().nonnegative().max(1_000),
+  status: attemptStatus,
+  duration: durationMs,
+  startedAt: timestampInput.optional(),
+  errors: z.array(attemptErrorInput).max(LIMITS.attemptErrorsMax).default([]),
+  steps: stepsOfTest.optional(),
+  stdout: cappedText(LIMITS.outputBytes).optional(),
+  stderr: cappedText(LIMITS.outputBytes).optional(),
+  annotations: z.array(annotation).max(100).optional(),
+  attachments: z.array(textAttachmentInput).max(LIMITS.textAttachmentsMax).optional(),
+});
+export type AttemptInput = z.input<typeof attemptInput>;
+export type AttemptParsed = z.output<typeof attemptInput>;
+
+/** The tries of one test: at most LIMITS.attemptsMax, each `retry` once. */
+const attemptsOfTest = z.array(attemptInput).max(LIMITS.attemptsMax).superRefine((list, ctx) => {
+  const seen = new Set<number>();
+  list.forEach((a, i) => {
+    if (seen.has(a.retry)) ctx.addIssue({ code: 'custom', path: [i, 'retry'], message: `retry ${a.retry} appears twice`, params: { reason: 'invalid_value' }, input: a.retry });
+    seen.add(a.retry);
+  });
 });
 
 export const testCreate = z.object({
@@ -113,12 +173,39 @@ export const testCreate = z.object({
   steps: stepsOfTest.optional(),
   stdout: cappedText(LIMITS.outputBytes).optional(),
   stderr: cappedText(LIMITS.outputBytes).optional(),
+  attempts: attemptsOfTest.optional(),
 });
 export type TestCreate = z.input<typeof testCreate>;
 export type TestCreateParsed = z.output<typeof testCreate>;
 
 export const testBatchCreate = z.object({ tests: z.array(testCreate).min(1).max(LIMITS.batchMax) });
 export type TestBatchCreate = z.input<typeof testBatchCreate>;
+
+export const attemptError = z.object({
+  message: z.string(),
+  stack: z.string().nullable(),
+  location: location.nullable(),
+  snippet: z.string().nullable(),
+}).meta({ id: 'AttemptError' });
+export type AttemptError = z.infer<typeof attemptError>;
+export const textAttachment = z.object({ name: z.string(), contentType: z.string(), body: z.string() }).meta({ id: 'TextAttachment' });
+export type TextAttachment = z.infer<typeof textAttachment>;
+
+/** A try as GET /tests/:id returns it; its steps come from GET /tests/:id/steps?retry=N. */
+export const attempt = z.object({
+  retry: z.number().int(),
+  status: attemptStatus,
+  duration: z.number(),
+  startedAt: timestamp.nullable(),
+  errors: z.array(attemptError),
+  stdout: z.string().nullable(),
+  stderr: z.string().nullable(),
+  annotations: z.array(z.object({ type: z.string(), description: z.string() })),
+  attachments: z.array(textAttachment),
+  /** Top-level steps of the try (their nested steps not counted). */
+  stepCount: z.number().int(),
+}).meta({ id: 'Attempt' });
+export type Attempt = z.infer<typeof attempt>;
 
 export const test = z.object({
   id,
@@ -140,7 +227,11 @@ export const test = z.object({
   stderr: z.string().nullable(),
   createdAt: timestamp,
 });
+
+/** GET /tests/:id: the test with its tries, in retry order (empty when the client sent none). */
+export const testDetail = test.extend({ attempts: z.array(attempt) });
 export type Test = z.infer<typeof test>;
+export type TestDetail = z.infer<typeof testDetail>;
 
 export const testCreated = test.pick({
   id: true, runId: true, projectId: true, title: true, fullTitle: true, status: true, duration: true, isFlaky: true, createdAt: true,
@@ -168,6 +259,9 @@ export type TestListQuery = z.input<typeof testListQuery>;
 export const testList = paged(testListItem);
 
 export const testSteps = list(step);
+/** `retry`: the try whose steps to list; default the last. */
+export const testStepsQuery = z.object({ retry: queryInt(0, 1_000).optional() });
+export type TestStepsQuery = z.input<typeof testStepsQuery>;
 
 export const historyItem = z.object({
   id,

@@ -24,3 +24,19 @@ export function appendCapped(current: string, more: string, max: number = TEXT_C
 export const cleanOutput = (text: string): string => stripAnsi(text).slice(0, TEXT_CAPS.output);
 /** An error message or stack as stored: escapes removed, then cut to the cap. */
 export const cleanError = (text: string): string => stripAnsi(text).slice(0, TEXT_CAPS.error);
+
+export const TRUNCATION_MARKER = '\n…[truncated by testreport]';
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/**
+ * Cuts a string to at most `max` UTF-16 units and marks the cut, rather than rejecting it
+ * (decisions §4). The cut never falls inside a surrogate pair: half an emoji is not text, and
+ * SQLite would store it as U+FFFD, so the stored value would differ from the one the server holds.
+ */
+export function truncate(value: string, max: number): string {
+  if (value.length <= max) return value;
+  let end = Math.max(0, max - TRUNCATION_MARKER.length);
+  if (end > 0 && isHighSurrogate(value.charCodeAt(end - 1))) end--;
+  return value.slice(0, end) + TRUNCATION_MARKER;
+}

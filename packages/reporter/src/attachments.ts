@@ -4,6 +4,7 @@ import type { TestCase } from '@playwright/test/reporter';
 import { planArtifact } from './delivery/artifacts.js';
 import type { ArtifactJob } from './delivery/records.js';
 import type { ResolvedOptions } from './options.js';
+import type { TryFile } from './results/attempts.js';
 
 export interface PendingArtifact {
   testCid: string;
@@ -19,22 +20,22 @@ const sizeOf = (path: string): number | null => {
 };
 
 /**
- * The screenshots, videos and traces of a test's attempts the `uploadArtifacts` rule selects, files
- * and bodies alike (`testInfo.attach(name, { body })`). A body is referenced, not copied: Playwright
- * already holds it. Attachments over the cap or in a refused format are named in `skipped`.
+ * The screenshots, videos and traces of a test's tries (`files`, from results/attempts.ts) the
+ * `uploadArtifacts` rule selects, files and bodies alike (`testInfo.attach(name, { body })`), each
+ * with the retry that made it. A body is referenced, not copied: Playwright already holds it.
+ * Attachments over the cap or in a refused format are named in `skipped`.
  */
-export function artifactsOf(test: TestCase, testCid: string, rule: ResolvedOptions['uploadArtifacts'], skipped: string[]): PendingArtifact[] {
+export function artifactsOf(test: TestCase, files: readonly TryFile[], testCid: string, rule: ResolvedOptions['uploadArtifacts'], skipped: string[]): PendingArtifact[] {
   if (rule === 'none') return [];
   const out: PendingArtifact[] = [];
-  for (const r of test.results) {
-    if (rule === 'failures' && (r.status === test.expectedStatus || r.status === 'skipped')) continue;
-    for (const a of r.attachments) {
-      if (!a.path && !a.body) continue;
-      const plan = planArtifact(a, a.path ? sizeOf(a.path) : null);
-      if (plan.ok) out.push({ testCid, job: { cid: randomUUID(), type: plan.type, fileName: plan.fileName, source: plan.source } });
-      // A file gone before the end of its test and a text attachment are not worth a warning.
-      else if (plan.reason === 'too_large' || plan.reason === 'bad_format') skipped.push(plan.fileName);
-    }
+  const statusOf = new Map(test.results.map((r) => [r.retry, r.status]));
+  for (const { retry, attachment: a } of files) {
+    const status = statusOf.get(retry);
+    if (rule === 'failures' && (status === test.expectedStatus || status === 'skipped')) continue;
+    const plan = planArtifact(a, a.path ? sizeOf(a.path) : null);
+    if (plan.ok) out.push({ testCid, job: { cid: randomUUID(), type: plan.type, fileName: plan.fileName, source: plan.source, retry } });
+    // A file gone before the end of its test is not worth a warning.
+    else if (plan.reason === 'too_large' || plan.reason === 'bad_format') skipped.push(plan.fileName);
   }
   return out;
 }

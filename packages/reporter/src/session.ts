@@ -135,10 +135,10 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
   }
 
   private record(test: TestCase): void {
-    const body = mapTest(test, this.config, this.multiProject);
+    const { body, files } = mapTest(test, this.config, this.multiProject);
     this.summary.add(body);
     const cid = randomUUID();
-    this.live!.add(cid, body, artifactsOf(test, cid, this.opts.uploadArtifacts, this.skippedArtifacts));
+    this.live!.add(cid, body, artifactsOf(test, files, cid, this.opts.uploadArtifacts, this.skippedArtifacts));
   }
 
   private async end(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {

@@ -29,16 +29,18 @@ function report(dir: string): string {
 describe('upload() in process', () => {
   const env = useServerAndConfigDir('upload-');
 
-  it('uploads a base64 body attachment as a screenshot, lists the missing file, and links the run page', async () => {
+  it('uploads a base64 body attachment as a screenshot, keeps a text one inline in its try, lists the missing file, and links the run page', async () => {
     const ctx = new Context({ json: true, url: env.server.url, apiKey: env.server.apiKey });
     const result = await upload(ctx, { path: report(env.dir), flags: {} });
     if (!('runId' in result)) throw new Error(`unexpected result ${JSON.stringify(result)}`);
     expect(result.webUrl).toBe(`${env.server.url}/runs/${result.runId}`);
     expect(result.runUrl).toBe(`${env.server.url}/api/v1/runs/${result.runId}`);
     expect(result.artifacts.uploaded).toBe(1);
-    expect(result.artifacts.notUploaded.map((a) => a.reason).sort()).toEqual(['missing', 'unsupported']);
+    expect(result.artifacts.notUploaded.map((a) => a.reason)).toEqual(['missing']);
     const artifacts = (await env.server.api('GET', `/artifacts?runId=${result.runId}`, { auth: env.server.apiKey })).body.data;
-    expect(artifacts).toMatchObject([{ type: 'screenshot', fileName: 'checkout.png', mimeType: 'image/png', fileSize: 70 }]);
+    expect(artifacts).toMatchObject([{ type: 'screenshot', fileName: 'checkout.png', mimeType: 'image/png', fileSize: 70, retry: 0 }]);
     expect(artifacts[0].testId).toBeTruthy();
+    const test = (await env.server.api('GET', `/tests/${artifacts[0].testId}`, { auth: env.server.apiKey })).body;
+    expect(test.attempts[0].attachments).toEqual([{ name: 'notes', contentType: 'text/plain', body: 'hello' }]);
   });
 });

@@ -128,7 +128,8 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
 
 /**
  * Missing or oversized files are worth a line each; attachments of a kind the server does not store
- * (Playwright's error-context.md, logs) are summed up in one line.
+ * (binary files other than screenshots, videos and traces) are summed up in one line. Text
+ * attachments (Playwright's error-context.md, logs) are not among them: they go inline with their try.
  */
 function warnAttachments(out: Output, list: Listed, verb: string): void {
   const unsupported = list.filter((a) => a.reason === 'unsupported');

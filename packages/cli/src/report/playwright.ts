@@ -1,28 +1,15 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { JsonReader, JsonSyntaxError } from './jsonReader.js';
 import { MalformedReportError, type AttachmentRef, type ParsedTest, type ReportMeta, type ReportRecord, type SuiteRef } from './types.js';
-import { appendCapped, cleanError, type StepInput } from '@testreport/contract';
+import { mapResults, type ResultLike } from '@testreport/reporter/delivery';
 
 /* The subset of Playwright's JSON reporter output that is read (JSONReport in @playwright/test/reporter). */
-interface PwError { message?: string; stack?: string; value?: string }
-interface PwStep { title?: string; duration?: number; error?: PwError; steps?: PwStep[]; category?: string }
-interface PwResult {
-  retry?: number;
-  status?: string;
-  duration?: number;
-  error?: PwError;
-  errors?: PwError[];
-  stdout?: Array<{ text?: string; buffer?: string }>;
-  stderr?: Array<{ text?: string; buffer?: string }>;
-  /** A file (`path`) or, for `testInfo.attach(name, { body })`, the body in base64. */
-  attachments?: Array<{ name?: string; contentType?: string; path?: string; body?: string }>;
-  steps?: PwStep[];
-}
 interface PwTest {
   projectName?: string;
   status?: string;
   annotations?: Array<{ type?: string; description?: string }>;
-  results?: PwResult[];
+  /** `JSONReportTestResult`s: mapped by the reporter's mapping as `ResultLike`s. */
+  results?: ResultLike[];
 }
 export interface PwSpec {
   title?: string;
@@ -130,100 +117,44 @@ async function* suiteOf(r: JsonReader, parents: SuiteRef[]): AsyncGenerator<PwEv
 
 const STATUS: Record<string, ParsedTest['status']> = { expected: 'passed', unexpected: 'failed', flaky: 'flaky', skipped: 'skipped' };
 
-function outputOf(chunks: PwResult['stdout']): string {
-  let out = '';
-  for (const c of chunks ?? []) {
-    const text = c.text ?? (c.buffer ? Buffer.from(c.buffer, 'base64').toString('utf8') : '');
-    out = appendCapped(out, text);
-  }
-  return out;
-}
-
-function errorOf(r: PwResult): ParsedTest['error'] {
-  const e = r.error ?? r.errors?.[0];
-  if (!e) return undefined;
-  const message = cleanError(e.message ?? e.value ?? 'Error');
-  return { message, ...(e.stack ? { stack: cleanError(e.stack) } : {}) };
-}
-
-/** The JSON reporter writes no step category; the title says what kind of step it was. */
-function categoryOf(s: PwStep): StepInput['category'] {
-  if (s.category === 'hook' || /^(Before|After) Hooks$|^(before|after)(Each|All) hook/i.test(s.title ?? '')) return 'hook';
-  if (s.category === 'fixture' || /^fixture: /.test(s.title ?? '')) return 'fixture';
-  if (s.category === 'expect' || /^(expect|toHave|toBe|toMatch)/.test(s.title ?? '')) return 'assertion';
-  return 'action';
-}
-
-function stepsOf(steps: PwStep[] | undefined): StepInput[] | undefined {
-  if (!steps?.length) return undefined;
-  return steps.map((s) => {
-    const out: StepInput = {
-      title: s.title || '(step)',
-      category: categoryOf(s),
-      status: s.error ? 'failed' : 'passed',
-      duration: Math.max(0, s.duration ?? 0),
-      error: s.error ? { message: cleanError(s.error.message ?? 'Error') } : null,
-    };
-    const nested = stepsOf(s.steps);
-    if (nested) out.steps = nested;
-    return out;
-  });
-}
-
 export interface SpecContext {
   /** Put the project name first in fullTitle (docs/decisions.md §7): the report ran more than one project. */
   multiProject: boolean;
   /** Attachment paths in the report are absolute or relative to the report's folder. */
   reportDir: string;
+  /** The report's `config.rootDir`: error and step locations are stored relative to it, as the reporter does. */
+  rootDir?: string;
 }
 
-/** One test record per spec × project entry, the final attempt's outcome with every attempt's attachments. */
+/**
+ * One test record per spec × project entry: its tries mapped by the reporter's own mapping
+ * (`@testreport/reporter/delivery`), so an upload stores what the live reporter would, and every
+ * try's attachments with the retry that made them.
+ */
 export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
   const { spec, suites } = ev;
   const describes = suites.slice(1).map((s) => s.title);
   const filePath = spec.file ?? suites[0]?.filePath;
+  const mapCtx = { rootDir: ctx.rootDir, resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(ctx.reportDir, p)) };
   return (spec.tests ?? []).map((t) => {
     const results = t.results ?? [];
     const last = results[results.length - 1];
     const title = spec.title || '(untitled)';
     const parts = [...(ctx.multiProject && t.projectName ? [t.projectName] : []), ...describes, title];
     const status = STATUS[t.status ?? ''] ?? (last?.status === 'passed' ? 'passed' : last?.status === 'skipped' ? 'skipped' : 'failed');
-    const test: ParsedTest = {
-      title,
-      fullTitle: parts.join(' > '),
-      status,
-      duration: Math.max(0, results.reduce((sum, r) => sum + (r.duration ?? 0), 0)),
-      retries: Math.max(0, results.length - 1),
-      attempt: Math.max(1, results.length),
-      isFlaky: status === 'flaky',
-    };
+    // Decoded here, one spec at a time: only this spec's bodies are in memory, never the report's.
+    const { fields, files } = mapResults(results, status, mapCtx);
+    const test: ParsedTest = { title, fullTitle: parts.join(' > '), status, ...fields, isFlaky: status === 'flaky' };
     if (filePath) test.filePath = filePath;
     if (Number.isInteger(spec.line) && spec.line! >= 0) test.lineNumber = spec.line;
     const tags = (spec.tags ?? []).filter((x) => typeof x === 'string' && x.length > 0).map((x) => x.replace(/^@/, ''));
     if (tags.length) test.tags = tags;
     const annotations = (t.annotations ?? []).filter((a) => a.type).map((a) => ({ type: a.type!, description: a.description ?? '' }));
     if (annotations.length) test.annotations = annotations;
-    // A flaky test's final attempt passed; the failure that made it flaky is still the useful error.
-    const failedAttempt = status === 'passed' || status === 'skipped' ? undefined : [...results].reverse().find((r) => r.error || r.errors?.length);
-    const error = failedAttempt ? errorOf(failedAttempt) : undefined;
-    if (error) test.error = error;
-    if (last) {
-      const stdout = outputOf(last.stdout);
-      const stderr = outputOf(last.stderr);
-      if (stdout) test.stdout = stdout;
-      if (stderr) test.stderr = stderr;
-      const steps = stepsOf(last.steps);
-      if (steps) test.steps = steps;
-    }
-    const attachments: AttachmentRef[] = [];
-    for (const r of results) {
-      for (const a of r.attachments ?? []) {
-        const name = a.name ?? 'attachment';
-        if (a.path) attachments.push({ name, contentType: a.contentType, path: isAbsolute(a.path) ? a.path : resolve(ctx.reportDir, a.path) });
-        // Decoded here, one spec at a time: only this spec's bodies are in memory, never the report's.
-        else if (typeof a.body === 'string' && a.body) attachments.push({ name, contentType: a.contentType, body: Buffer.from(a.body, 'base64') });
-      }
-    }
+    const attachments: AttachmentRef[] = files.map(({ retry, attachment: a }) => ({
+      name: a.name ?? 'attachment', contentType: a.contentType, retry,
+      ...(a.path ? { path: a.path } : {}), ...(a.body ? { body: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) } : {}),
+    }));
     return { kind: 'test', suites, test, attachments, ...(t.projectName ? { project: t.projectName } : {}) };
   });
 }

@@ -20,9 +20,12 @@ export async function* readReport(inputs: ReportInputs, opts: ReadOptions): Asyn
       continue;
     }
     const reportDir = reportDirOf(file);
+    // Playwright writes `config` before `suites`: its rootDir is known before the first spec.
+    let rootDir: string | undefined;
     for await (const ev of walkPlaywright(file)) {
-      if (ev.kind === 'spec') yield* specToRecords(ev.event, { multiProject: opts.multiProject, reportDir });
+      if (ev.kind === 'spec') yield* specToRecords(ev.event, { multiProject: opts.multiProject, reportDir, rootDir });
       else {
+        if (ev.kind === 'config' && typeof ev.config?.rootDir === 'string') rootDir = ev.config.rootDir;
         const meta = metaOf(ev);
         if (meta) yield meta;
       }

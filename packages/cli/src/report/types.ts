@@ -12,6 +12,8 @@ export interface AttachmentRef {
   path?: string;
   body?: Buffer;
   contentType?: string;
+  /** The try that made it, when the report says (Playwright: its result's `retry`). */
+  retry?: number;
 }
 
 /** A test as the report describes it, before it belongs to a run. */

@@ -24,6 +24,8 @@ export interface UploadInput {
   runId: string;
   projectId: string;
   testId?: string;
+  /** The try of the test that made the file (Playwright's `retry`, 0 for the first). */
+  retry?: number;
 }
 
 const MIME_BY_EXT: Record<string, string> = {
@@ -88,6 +90,7 @@ export class Artifacts extends APIResource {
       ['projectId', input.projectId],
     ];
     if (input.testId) fields.push(['testId', input.testId]);
+    if (input.retry !== undefined) fields.push(['retry', String(input.retry)]);
     const res = await this.client.call(
       'artifacts.upload',
       { multipart: buildMultipart(fields, 'file', file), replayable, bodyFailure, timeoutMs: this.client.uploadTimeoutMs },

@@ -53,9 +53,9 @@ export class Tests extends APIResource {
   get(id: string, opts?: RequestOptions) {
     return this.client.request('tests.get', { params: { id } }, opts);
   }
-  /** Steps in execution order, nested steps inside their parent. */
-  steps(id: string, opts?: RequestOptions) {
-    return this.client.request('tests.steps', { params: { id } }, opts);
+  /** Steps in execution order, nested steps inside their parent: of try `retry` (default the last). */
+  steps(id: string, query: QueryOf<'tests.steps'> = {}, opts?: RequestOptions) {
+    return this.client.request('tests.steps', { params: { id }, query }, opts);
   }
   /** The last 20 results of the same test case, newest first. */
   history(id: string, opts?: RequestOptions) {

@@ -9,6 +9,8 @@ export interface AttachmentInput {
   body?: Uint8Array;
 }
 
+const SNAPSHOT_PART = /^[^/\\]+-(?:expected|actual|diff|previous)\.[a-z0-9]+$/i;
+
 export type ArtifactPlan =
   | { ok: true; type: ArtifactType; fileName: string; size: number; source: string | Uint8Array }
   /**
@@ -28,7 +30,10 @@ export function planArtifact(a: AttachmentInput, size: number | null): ArtifactP
   if (!type || (!a.path && !a.body)) {
     return { ok: false, reason: 'unsupported', fileName: a.path ? basename(a.path) : a.name, detail: `${label} (${a.contentType ?? 'unknown type'})` };
   }
-  const fileName = a.path ? basename(a.path) : bodyFileName(a, type);
+  // A snapshot comparison's files keep Playwright's names (`box-expected.png`, `box-actual.png`,
+  // `box-diff.png`): the expected one's path is the baseline itself (`box.png`), and the test page
+  // groups the three by name.
+  const fileName = a.path ? (SNAPSHOT_PART.test(a.name) ? a.name : basename(a.path)) : bodyFileName(a, type);
   const bytes = a.path ? (size ?? 0) : a.body!.byteLength;
   const refusal = artifactRefusal(type, fileName, bytes);
   if (refusal === 'too_large') {

@@ -4,3 +4,7 @@ export { Delivery, isRefusal, type DeliveryOptions, type ArtifactOutcome, type A
 export { deliver, type Outgoing, type DeliveryReport, type Counts, type DeliverOptions } from './deliver.js';
 export { planArtifact, type AttachmentInput, type ArtifactPlan } from './artifacts.js';
 export { idempotencyKey, type ArtifactJob, type RecordKind, type RunBody, type TestBody } from './records.js';
+export {
+  mapResults, mapTry, mapError, mapSteps, isTextAttachment,
+  type ResultLike, type ErrorLike, type StepLike, type MapContext, type MappedResults, type TryFile, type FinalStatus,
+} from '../results/attempts.js';

@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_rate_limits.js';
 import * as m006 from './migrations/006_webhook_format.js';
 import * as m007 from './migrations/007_ci_builds.js';
 import * as m008 from './migrations/008_run_summary.js';
+import * as m009 from './migrations/009_attempts.js';
 import * as m010 from './migrations/010_secrets_at_rest.js';
 import * as m012 from './migrations/012_oidc.js';
 import * as m014 from './migrations/014_failure_intelligence.js';
@@ -38,6 +39,7 @@ const migrations: Record<string, DialectMigration> = {
   '006_webhook_format': m006,
   '007_ci_builds': m007,
   '008_run_summary': m008,
+  '009_attempts': m009,
   '010_secrets_at_rest': m010,
   '012_oidc': m012,
   '014_failure_intelligence': m014,

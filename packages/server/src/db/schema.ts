@@ -47,8 +47,10 @@ export interface TestsTable {
   run_attempt: Generated<number>;
   /** errorGroups/fingerprint.ts; null without an error. */
   error_fingerprint: string | null;
+  /** JSON of the test's tries (contract `attemptInput` as parsed), NULL when none were sent. */
+  attempts?: string | null;
 }
-export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
+export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; retry?: number | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
 export interface WebhooksTable { id: string; project_id: string; url: string; events: string; format: Generated<string>; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }
 export interface WebhookDeliveriesTable { id: string; webhook_id: string; project_id: string; event: string; payload: string; status: string; attempt_count: Generated<number>; next_attempt_at: string | null; locked_until: string | null; created_at: string; updated_at: string }
 export interface WebhookAttemptsTable { id: string; delivery_id: string; attempt: number; status_code: number | null; error: string | null; duration_ms: number; created_at: string }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { annotation, LIMITS, stepInput, testBatchCreate, testCreate, testErrorInput, TRUNCATION_MARKER } from '@testreport/contract';
+import { annotation, attemptErrorInput, attemptInput, LIMITS, locationInput, stepInput, testBatchCreate, testCreate, testErrorInput, textAttachmentInput, TRUNCATION_MARKER } from '@testreport/contract';
 import { FAST_PARSE_FIELDS, FAST_PARSE_LIMITS, fastTestBatchCreate, fastTestCreate } from './fastBodies.js';
 
 /** The object schema inside optional/nullable/default/lazy/pipe wrappers. */
@@ -38,11 +38,24 @@ function fullTest(i: number): Record<string, unknown> {
     error: i % 4 === 1 ? { message: 'expect failed', stack: 'Error: expect failed\n    at a.spec.ts:3:5', expected: '"a"', actual: '"b"' } : null,
     steps: [
       { title: 'Before Hooks', category: 'hook', duration: 5, steps: [{ title: 'page', category: 'fixture', duration: 4 }] },
-      { title: 'page.goto(/x)', category: 'action', status: 'failed', duration: 40, error: { message: 'timeout' } },
+      { title: 'page.goto(/x)', category: 'action', status: 'failed', duration: 40, error: { message: 'timeout' }, location: { file: 'tests/a.spec.ts', line: 4, column: 9 } },
       { title: 'expect.toBeVisible', category: 'assertion', error: null, steps: [] },
     ],
     stdout: 'hello\n',
     stderr: '',
+    attempts: [
+      {
+        retry: 0, status: 'failed', duration: 50, startedAt: '2026-01-02T03:04:05.678Z',
+        errors: [
+          { message: 'expect failed', stack: 'Error: expect failed\n    at a.spec.ts:3:5', location: { file: 'tests/a.spec.ts', line: 3, column: 5 }, snippet: '> 3 | expect(1).toBe(2)\n    |           ^' },
+          { message: 'second' },
+        ],
+        steps: [{ title: 'click', category: 'action', location: { file: 'tests/a.spec.ts', line: 2, column: 1 } }],
+        stdout: 'out', stderr: 'err', annotations: [{ type: 'issue' }],
+        attachments: [{ name: 'error-context', contentType: 'text/markdown', body: '- heading "x"' }],
+      },
+      { retry: 1, status: 'passed', duration: 20 },
+    ],
   };
 }
 
@@ -97,6 +110,10 @@ describe('fast body parsers of POST /tests and POST /tests/batch', () => {
     expect(objectKeys(testErrorInput)).toEqual(FAST_PARSE_FIELDS.error);
     expect(objectKeys(annotation)).toEqual(FAST_PARSE_FIELDS.annotation);
     expect(objectKeys(testBatchCreate)).toEqual(FAST_PARSE_FIELDS.batch);
+    expect(objectKeys(locationInput)).toEqual(FAST_PARSE_FIELDS.location);
+    expect(objectKeys(attemptInput)).toEqual(FAST_PARSE_FIELDS.attempt);
+    expect(objectKeys(attemptErrorInput)).toEqual(FAST_PARSE_FIELDS.attemptError);
+    expect(objectKeys(textAttachmentInput)).toEqual(FAST_PARSE_FIELDS.textAttachment);
   });
 
   it('take the fast path for reporters\' bodies and give zod\'s result', () => {
@@ -105,6 +122,12 @@ describe('fast body parsers of POST /tests and POST /tests/batch', () => {
     expect(agrees(testCreate, fastTestCreate, minimal)).toBe('fast');
     expect(agrees(testCreate, fastTestCreate, { ...minimal, extra: 1, __proto__: 2, steps: [{ title: 's', category: 'action', extra: true }] })).toBe('fast');
     expect(agrees(testBatchCreate, fastTestBatchCreate, { tests: Array.from({ length: LIMITS.batchMax }, (_, i) => fullTest(i)), other: 1 })).toBe('fast');
+    // Attempts: a repeated retry, an offset timestamp and too many tries are zod's to word or normalise.
+    const tries = fullTest(1).attempts as Record<string, unknown>[];
+    expect(agrees(testCreate, fastTestCreate, { ...minimal, attempts: [tries[0], { ...tries[1], retry: 0 }] })).toBe('zod');
+    expect(agrees(testCreate, fastTestCreate, { ...minimal, attempts: [{ ...tries[1], startedAt: '2026-01-02T05:04:05+02:00' }] })).toBe('zod');
+    expect(agrees(testCreate, fastTestCreate, { ...minimal, attempts: Array.from({ length: LIMITS.attemptsMax + 1 }, (_, i) => ({ ...tries[1], retry: i })) })).toBe('zod');
+    expect(agrees(testCreate, fastTestCreate, { ...minimal, attempts: Array.from({ length: LIMITS.attemptsMax }, (_, i) => ({ ...tries[1], retry: i })) })).toBe('fast');
     const long = { ...minimal, title: 'x'.repeat(5000), stdout: 'o'.repeat(LIMITS.outputBytes + 1), error: { message: 'm'.repeat(LIMITS.errorTextBytes + 1) } };
     expect(agrees(testCreate, fastTestCreate, long)).toBe('fast');
   });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  ATTEMPT_STATUSES,
   LIMITS,
   STEP_CATEGORIES,
   STEP_STATUSES,
@@ -26,8 +27,12 @@ import {
 
 /** The fields of each object, in the schemas' order (zod's output order). */
 export const FAST_PARSE_FIELDS = {
-  test: ['runId', 'projectId', 'title', 'fullTitle', 'filePath', 'lineNumber', 'status', 'duration', 'retries', 'attempt', 'isFlaky', 'tags', 'annotations', 'error', 'steps', 'stdout', 'stderr'],
-  step: ['title', 'category', 'status', 'duration', 'error', 'steps'],
+  test: ['runId', 'projectId', 'title', 'fullTitle', 'filePath', 'lineNumber', 'status', 'duration', 'retries', 'attempt', 'isFlaky', 'tags', 'annotations', 'error', 'steps', 'stdout', 'stderr', 'attempts'],
+  step: ['title', 'category', 'status', 'duration', 'error', 'location', 'steps'],
+  location: ['file', 'line', 'column'],
+  attempt: ['retry', 'status', 'duration', 'startedAt', 'errors', 'steps', 'stdout', 'stderr', 'annotations', 'attachments'],
+  attemptError: ['message', 'stack', 'location', 'snippet'],
+  textAttachment: ['name', 'contentType', 'body'],
   stepError: ['message'],
   error: ['message', 'stack', 'expected', 'actual'],
   annotation: ['type', 'description'],
@@ -42,11 +47,15 @@ export const FAST_PARSE_LIMITS = {
   annotationDescriptionChars: LIMITS.titleChars * 4,
   stepsOfTestMax: 10_000,
   stepsOfStepMax: 5_000,
+  retryMax: 1_000,
 } as const;
 
 const testStatuses = new Set<string>(TEST_STATUSES);
 const stepCategories = new Set<string>(STEP_CATEGORIES);
 const stepStatuses = new Set<string>(STEP_STATUSES);
+const attemptStatuses = new Set<string>(ATTEMPT_STATUSES);
+/** `toISOString()`'s form, the one timestamp a reporter sends; zod turns any other valid form into it. */
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,6 +71,120 @@ function errorText(v: unknown): string | typeof NO {
   return typeof v === 'string' ? truncate(v, LIMITS.errorTextBytes) : NO;
 }
 
+function location(v: unknown): { file: string; line: number; column: number } | typeof NO {
+  if (!isObject(v)) return NO;
+  const { file, line, column } = v;
+  if (!isTitle(file) || !isCount(line) || !isCount(column)) return NO;
+  return { file: truncate(file, LIMITS.titleChars), line, column };
+}
+
+function annotationList(annotations: unknown): { type: string; description: string }[] | typeof NO {
+  if (!Array.isArray(annotations) || annotations.length > FAST_PARSE_LIMITS.annotationsMax) return NO;
+  const list: { type: string; description: string }[] = new Array(annotations.length);
+  for (let i = 0; i < annotations.length; i++) {
+    const a = annotations[i];
+    if (!isObject(a)) return NO;
+    const { type, description } = a;
+    if (typeof type !== 'string' || type.length < 1 || type.length > LIMITS.nameChars) return NO;
+    if (description !== undefined && (typeof description !== 'string' || description.length > FAST_PARSE_LIMITS.annotationDescriptionChars)) return NO;
+    list[i] = { type, description: description ?? '' };
+  }
+  return list;
+}
+
+function attemptErrors(list: unknown): Obj[] | typeof NO {
+  if (!Array.isArray(list) || list.length > LIMITS.attemptErrorsMax) return NO;
+  const out: Obj[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    if (!isObject(e)) return NO;
+    const message = errorText(e.message);
+    if (message === NO) return NO;
+    const err: Obj = { message };
+    if (e.stack !== undefined) {
+      const stack = errorText(e.stack);
+      if (stack === NO) return NO;
+      err.stack = stack;
+    }
+    if (e.location !== undefined) {
+      const loc = location(e.location);
+      if (loc === NO) return NO;
+      err.location = loc;
+    }
+    if (e.snippet !== undefined) {
+      if (typeof e.snippet !== 'string') return NO;
+      err.snippet = truncate(e.snippet, LIMITS.snippetChars);
+    }
+    out[i] = err;
+  }
+  return out;
+}
+
+function textAttachments(list: unknown): Obj[] | typeof NO {
+  if (!Array.isArray(list) || list.length > LIMITS.textAttachmentsMax) return NO;
+  const out: Obj[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i];
+    if (!isObject(a)) return NO;
+    const { name, contentType, body } = a;
+    if (!isTitle(name) || typeof contentType !== 'string' || contentType.length < 1 || contentType.length > LIMITS.nameChars || typeof body !== 'string') return NO;
+    out[i] = { name: truncate(name, LIMITS.nameChars), contentType, body: truncate(body, LIMITS.textAttachmentChars) };
+  }
+  return out;
+}
+
+/** `steps`, `stdout` and `stderr` of a test or of a try: the same fields, in this order, in both schemas. False: leave it to zod. */
+function stepsAndOutput(src: Obj, out: Obj): boolean {
+  if (src.steps !== undefined) {
+    const parsed = steps(src.steps, FAST_PARSE_LIMITS.stepsOfTestMax, 1);
+    if (parsed === NO) return false;
+    out.steps = parsed;
+  }
+  for (const key of ['stdout', 'stderr'] as const) {
+    const v = src[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') return false;
+    out[key] = truncate(v, LIMITS.outputBytes);
+  }
+  return true;
+}
+
+function attempts(list: unknown): Obj[] | typeof NO {
+  if (!Array.isArray(list) || list.length > LIMITS.attemptsMax) return NO;
+  const out: Obj[] = new Array(list.length);
+  const retries = new Set<number>();
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i];
+    if (!isObject(a)) return NO;
+    const { retry, status, duration, startedAt, errors, annotations, attachments } = a;
+    // A repeated retry is a 400 that zod words.
+    if (!isCount(retry) || retry > FAST_PARSE_LIMITS.retryMax || retries.has(retry)) return NO;
+    retries.add(retry);
+    if (typeof status !== 'string' || !attemptStatuses.has(status) || !isDuration(duration)) return NO;
+    const at: Obj = { retry, status, duration };
+    if (startedAt !== undefined) {
+      if (typeof startedAt !== 'string' || !ISO_UTC.test(startedAt) || Number.isNaN(Date.parse(startedAt)) || new Date(startedAt).toISOString() !== startedAt) return NO;
+      at.startedAt = startedAt;
+    }
+    const errs = attemptErrors(errors === undefined ? [] : errors);
+    if (errs === NO) return NO;
+    at.errors = errs;
+    if (!stepsAndOutput(a, at)) return NO;
+    if (annotations !== undefined) {
+      const parsed = annotationList(annotations);
+      if (parsed === NO) return NO;
+      at.annotations = parsed;
+    }
+    if (attachments !== undefined) {
+      const parsed = textAttachments(attachments);
+      if (parsed === NO) return NO;
+      at.attachments = parsed;
+    }
+    out[i] = at;
+  }
+  return out;
+}
+
 function steps(list: unknown, max: number, depth: number): Step[] | typeof NO {
   // Deeper than the limit is a 400 that zod words; depth is bounded, so recursion is safe.
   if (!Array.isArray(list) || list.length > max || depth > LIMITS.stepDepth) return NO;
@@ -69,7 +192,7 @@ function steps(list: unknown, max: number, depth: number): Step[] | typeof NO {
   for (let i = 0; i < list.length; i++) {
     const s = list[i];
     if (!isObject(s)) return NO;
-    const { title, category, status, duration, error, steps: children } = s;
+    const { title, category, status, duration, error, location: where, steps: children } = s;
     if (!isTitle(title) || typeof category !== 'string' || !stepCategories.has(category)) return NO;
     const step: Step = { title: truncate(title, LIMITS.titleChars), category: category as Step['category'], status: 'passed', duration: 0, error: null };
     if (status !== undefined) {
@@ -86,6 +209,11 @@ function steps(list: unknown, max: number, depth: number): Step[] | typeof NO {
       if (message === NO) return NO;
       step.error = { message };
     }
+    if (where !== undefined) {
+      const loc = location(where);
+      if (loc === NO) return NO;
+      step.location = loc;
+    }
     if (children !== undefined) {
       const nested = steps(children, FAST_PARSE_LIMITS.stepsOfStepMax, depth + 1);
       if (nested === NO) return NO;
@@ -98,7 +226,7 @@ function steps(list: unknown, max: number, depth: number): Step[] | typeof NO {
 
 function test(t: unknown): TestCreateParsed | typeof NO {
   if (!isObject(t)) return NO;
-  const { runId, projectId, title, fullTitle, filePath, lineNumber, status, duration, retries, attempt, isFlaky, tags, annotations, error, steps: stepList, stdout, stderr } = t;
+  const { runId, projectId, title, fullTitle, filePath, lineNumber, status, duration, retries, attempt, isFlaky, tags, annotations, error, attempts: tries } = t;
   if (!isId(runId) || !isId(projectId) || !isTitle(title) || !isTitle(fullTitle)) return NO;
   if (typeof status !== 'string' || !testStatuses.has(status) || !isDuration(duration)) return NO;
   const out: Obj = { runId, projectId, title: truncate(title, LIMITS.titleChars), fullTitle: truncate(fullTitle, LIMITS.titleChars) };
@@ -130,16 +258,8 @@ function test(t: unknown): TestCreateParsed | typeof NO {
     out.tags = tags.slice();
   }
   if (annotations !== undefined) {
-    if (!Array.isArray(annotations) || annotations.length > FAST_PARSE_LIMITS.annotationsMax) return NO;
-    const list: { type: string; description: string }[] = new Array(annotations.length);
-    for (let i = 0; i < annotations.length; i++) {
-      const a = annotations[i];
-      if (!isObject(a)) return NO;
-      const { type, description } = a;
-      if (typeof type !== 'string' || type.length < 1 || type.length > LIMITS.nameChars) return NO;
-      if (description !== undefined && (typeof description !== 'string' || description.length > FAST_PARSE_LIMITS.annotationDescriptionChars)) return NO;
-      list[i] = { type, description: description ?? '' };
-    }
+    const list = annotationList(annotations);
+    if (list === NO) return NO;
     out.annotations = list;
   }
   if (error !== undefined) {
@@ -159,18 +279,11 @@ function test(t: unknown): TestCreateParsed | typeof NO {
       out.error = e;
     }
   }
-  if (stepList !== undefined) {
-    const parsed = steps(stepList, FAST_PARSE_LIMITS.stepsOfTestMax, 1);
+  if (!stepsAndOutput(t, out)) return NO;
+  if (tries !== undefined) {
+    const parsed = attempts(tries);
     if (parsed === NO) return NO;
-    out.steps = parsed;
-  }
-  if (stdout !== undefined) {
-    if (typeof stdout !== 'string') return NO;
-    out.stdout = truncate(stdout, LIMITS.outputBytes);
-  }
-  if (stderr !== undefined) {
-    if (typeof stderr !== 'string') return NO;
-    out.stderr = truncate(stderr, LIMITS.outputBytes);
+    out.attempts = parsed;
   }
   return out as TestCreateParsed;
 }

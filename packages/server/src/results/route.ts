@@ -5,6 +5,6 @@ export const testsHandlers: Handlers<'tests.create' | 'tests.createBatch' | 'tes
   'tests.createBatch': async ({ body, principal, services }) => services.tests.createBatch(principal, body.tests),
   'tests.list': async ({ query, principal, services }) => services.tests.list(principal, query),
   'tests.get': async ({ params, principal, services }) => services.tests.get(principal, params.id),
-  'tests.steps': async ({ params, principal, services }) => services.tests.steps(principal, params.id),
+  'tests.steps': async ({ params, query, principal, services }) => services.tests.steps(principal, params.id, query.retry),
   'tests.history': async ({ params, principal, services }) => services.tests.history(principal, params.id),
 };

@@ -9,7 +9,17 @@ import { fingerprintOf } from '../errorGroups/fingerprint.js';
 import { joinTransaction, whenCommitted } from '../db/transaction.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
-import { stepsOf, toTest, toTestCreated, toTestListItem } from './present.js';
+import { stepsOf, toTestCreated, toTestDetail, toTestListItem } from './present.js';
+
+/** The location file of the error that decided the test: the first error of its last try that has errors. */
+function errorFile(t: { attempts?: { errors?: { location?: { file: string } }[] }[] }): string | undefined {
+  const tries = t.attempts ?? [];
+  for (let i = tries.length - 1; i >= 0; i--) {
+    const first = tries[i]!.errors?.[0];
+    if (first) return first.location?.file;
+  }
+  return undefined;
+}
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
@@ -74,9 +84,11 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           annotations: t.annotations === undefined ? '[]' : JSON.stringify(t.annotations),
           error: toJson(t.error),
           error_message: t.error?.message ?? null,
-          // The error has no location of its own yet: the test's file stands for it (decisions §13).
-          error_fingerprint: fingerprintOf(t.error?.message, t.filePath),
+          // The file where the final error was thrown (its try's first error), else the test's own (decisions §13).
+          error_fingerprint: fingerprintOf(t.error?.message, errorFile(t) ?? t.filePath),
+          // A try's steps are kept once, in `attempts`: without its own steps the test shows its last try's.
           steps: t.steps === undefined ? '[]' : JSON.stringify(t.steps),
+          attempts: t.attempts === undefined || t.attempts.length === 0 ? null : JSON.stringify(t.attempts),
           stdout: t.stdout ?? null,
           stderr: t.stderr ?? null,
           branch: run.branch,
@@ -137,11 +149,14 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
     },
 
     async get(principal: Principal, id: string) {
-      return toTest(await findReadable(principal, id));
+      return toTestDetail(await findReadable(principal, id));
     },
 
-    async steps(principal: Principal, id: string) {
-      return { data: stepsOf(await findReadable(principal, id)) };
+    /** Steps of try `retry` (default the last); a try the test does not have is 404. */
+    async steps(principal: Principal, id: string, retry?: number) {
+      const steps = stepsOf(await findReadable(principal, id), retry);
+      if (!steps) throw new NotFoundError('Attempt');
+      return { data: steps };
     },
 
     /** The case's last 20 results in the project, newest first (the given one is among them when it is recent). */

@@ -48,7 +48,7 @@ describe('POST /tests', () => {
       lineNumber: 12, status: 'failed', duration: 120, retries: 2, attempt: 3, isFlaky: false, tags: ['@cart'],
       annotations: [{ type: 'issue', description: 'JIRA-1' }],
       error: { message: 'Expected 1, received 0', stack: 'at cart.spec.ts:12', expected: '1', actual: '0' },
-      stdout: 'log line', stderr: 'warn line', createdAt: b.createdAt,
+      stdout: 'log line', stderr: 'warn line', createdAt: b.createdAt, attempts: [],
     });
     const st = await t.api('GET', `/tests/${b.id}/steps`, { auth: t.apiKey });
     expect(st.status).toBe(200);

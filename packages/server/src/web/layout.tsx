@@ -48,7 +48,10 @@ function ProjectSwitcher({ nav }: { nav: NavData }) {
           </optgroup>
         ))}
       </select>
-      <button type="submit">Go</button>
+      {/* The select submits itself with script (islands.ts); without script this button does. */}
+      <noscript>
+        <button type="submit">Go</button>
+      </noscript>
     </form>
   );
 }

@@ -12,7 +12,7 @@ import { mountErrorPages } from './errorRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
-import { TestPage } from './pages/test.js';
+import { defaultTry, TestPage, triesOf } from './pages/test.js';
 import { loadNav, render, renderError } from './render.js';
 import { safeNext, type WebEnv } from './session.js';
 
@@ -108,9 +108,12 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
     page(services, async (c) => {
       const principal = c.get('principal');
       const test = await services.tests.get(principal, param(c));
+      const tries = triesOf(test, 0);
+      const asked = Number(c.req.query('retry'));
+      const selected = tries.some((a) => a.retry === asked) && c.req.query('retry') !== '' ? asked : defaultTry(tries);
       const [run, steps, artifacts, history, caseState, nav] = await Promise.all([
         services.runs.get(principal, test.runId),
-        services.tests.steps(principal, test.id),
+        services.tests.steps(principal, test.id, selected),
         services.artifacts.list(principal, { runId: test.runId, testId: test.id }),
         services.tests.history(principal, test.id),
         services.caseState.ofTest(principal, test.id),
@@ -119,7 +122,7 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       return render(
         c,
         services,
-        <TestPage nav={nav} test={test} run={run} steps={steps.data} artifacts={artifacts.data} history={history.data.slice(0, LIMITS.historyLength)} caseState={caseState} secureContext={isSecureContext(c, services)} />,
+        <TestPage nav={nav} test={test} tries={tries} selected={selected} run={run} steps={steps.data} artifacts={artifacts.data} history={history.data.slice(0, LIMITS.historyLength)} caseState={caseState} secureContext={isSecureContext(c, services)} />,
       );
     }),
   );

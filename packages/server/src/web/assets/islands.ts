@@ -34,5 +34,74 @@ export const ISLANDS = `
     setTimeout(tick, 5000);
   };
   setTimeout(tick, 5000);
+  // Snapshot comparisons (components/imageDiff.tsx): the modes of Playwright's report, by keyboard too.
+  for (const box of document.querySelectorAll('[data-imgdiff]')) {
+    const modes = box.getAttribute('data-imgdiff').split('|').filter(Boolean);
+    const images = box.querySelector('.imgdiff-images');
+    if (modes.length < 2 || !images) continue;
+    const src = {};
+    for (const f of images.querySelectorAll('figure[data-part]')) src[f.getAttribute('data-part')] = f.querySelector('img').getAttribute('src');
+    const bar = document.createElement('div');
+    bar.className = 'imgdiff-modes';
+    bar.setAttribute('role', 'group');
+    bar.setAttribute('aria-label', 'Comparison view');
+    const view = document.createElement('div');
+    view.className = 'imgdiff-view';
+    const figure = (part, label) => {
+      const f = document.createElement('figure');
+      const img = document.createElement('img');
+      img.src = src[part];
+      img.alt = label;
+      const cap = document.createElement('figcaption');
+      cap.className = 'small muted';
+      cap.textContent = label;
+      f.append(img, cap);
+      return f;
+    };
+    const slider = () => {
+      const wrap = document.createElement('div');
+      wrap.className = 'imgdiff-slider';
+      const base = document.createElement('img');
+      base.src = src.expected;
+      base.alt = 'Expected';
+      const top = document.createElement('img');
+      top.src = src.actual;
+      top.alt = 'Actual';
+      top.className = 'imgdiff-top';
+      const range = document.createElement('input');
+      range.type = 'range';
+      range.min = '0';
+      range.max = '100';
+      range.value = '50';
+      range.setAttribute('aria-label', 'Share of the actual image shown, from the left');
+      const set = () => { top.style.clipPath = 'inset(0 ' + (100 - Number(range.value)) + '% 0 0)'; };
+      range.addEventListener('input', set);
+      set();
+      const cap = document.createElement('p');
+      cap.className = 'small muted';
+      cap.textContent = 'Actual on the left, expected on the right of the line.';
+      wrap.append(base, top);
+      view.append(wrap, range, cap);
+    };
+    const show = (mode) => {
+      for (const b of bar.children) b.setAttribute('aria-pressed', String(b.textContent === mode));
+      view.replaceChildren();
+      if (mode === 'Diff') view.append(figure('diff', 'Diff'));
+      else if (mode === 'Actual') view.append(figure('actual', 'Actual'));
+      else if (mode === 'Expected') view.append(figure('expected', 'Expected'));
+      else if (mode === 'Side by side') view.append(figure('expected', 'Expected'), figure('actual', 'Actual'));
+      else slider();
+    };
+    for (const mode of modes) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = mode;
+      b.addEventListener('click', () => show(mode));
+      bar.append(b);
+    }
+    images.hidden = true;
+    images.after(bar, view);
+    show(modes[0]);
+  }
 })();
 `;

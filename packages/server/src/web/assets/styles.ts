@@ -72,5 +72,34 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .row{display:flex;gap:1rem;flex-wrap:wrap;align-items:baseline}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip-link{position:absolute;left:-999px}.skip-link:focus{left:1rem;top:1rem;background:var(--bg);padding:.25rem .5rem;z-index:1}
+.tabs{display:flex;flex-wrap:wrap;gap:.25rem;border-bottom:1px solid var(--line);margin:.5rem 0}
+.tabs a{padding:.35rem .75rem;border:1px solid transparent;border-bottom:0;border-radius:6px 6px 0 0;text-decoration:none;font-weight:600}
+.tabs a[aria-current=page]{border-color:var(--line);background:var(--panel);color:var(--fg)}
+.err{border-left:3px solid var(--fail);padding-left:.75rem;margin:.75rem 0}
+pre.snippet{padding:.5rem 0}
+pre.snippet .line{display:block;padding:0 .75rem}
+pre.snippet .hl{background:color-mix(in srgb,var(--fail) 14%,transparent);font-weight:600}
+pre.snippet .caret{color:var(--fail)}
+.ansi-red{color:var(--fail)}.ansi-green{color:var(--pass)}.ansi-yellow{color:var(--flaky)}.ansi-blue,.ansi-cyan{color:var(--accent)}.ansi-magenta{color:#a337c8}.ansi-dim,.ansi-black,.ansi-white{color:var(--muted)}.ansi-bold{font-weight:700}
+.imgdiff{border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem;margin:.75rem 0}
+.imgdiff h4{margin:.25rem 0 .5rem}
+.imgdiff-images,.imgdiff-view{display:flex;flex-wrap:wrap;gap:1rem}
+.imgdiff-images[hidden]{display:none}
+.imgdiff figure{margin:0}
+.imgdiff img{max-width:min(100%,40rem);height:auto;border:1px solid var(--line);border-radius:4px;display:block}
+.imgdiff-modes{display:flex;flex-wrap:wrap;gap:.25rem;margin-bottom:.5rem}
+.imgdiff-modes button[aria-pressed=true]{background:var(--fg);color:var(--bg);border-color:var(--fg)}
+.imgdiff-view{flex-direction:column}
+.imgdiff-slider{position:relative;display:inline-block;max-width:min(100%,40rem)}
+.imgdiff-slider img{max-width:100%}
+.imgdiff-slider .imgdiff-top{position:absolute;left:0;top:0;width:100%;height:100%}
+.imgdiff-view input[type=range]{width:min(100%,40rem)}
+.text-attachment{margin:.5rem 0}.text-attachment summary{cursor:pointer}
+#prompt-text{max-height:16rem}
+pre:focus-visible,.table-wrap:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
+nav[aria-label=Settings] a{text-decoration:none;padding:.25rem .5rem;border-radius:6px}
+nav[aria-label=Settings] a[aria-current=page]{color:var(--fg);font-weight:700;border:1px solid var(--line);background:var(--panel)}
+.legend .key{font-size:14px}
+@media (prefers-color-scheme:dark){button.primary{background:#1f6feb;border-color:#1f6feb}}
 @media (max-width:600px){main{padding:.75rem}header.top{padding:.5rem}.hide-narrow{display:none}th,td{padding:.35rem .4rem}}
 `;

@@ -20,7 +20,7 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
   const last = points[points.length - 1];
   return (
     <figure>
-      <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Pass rate and duration of the last ${points.length} runs; latest ${percent(last.passRate)} in ${duration(last.duration)}`}>
+      <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="group" aria-label={`Pass rate and duration of the last ${points.length} runs; latest ${percent(last.passRate)} in ${duration(last.duration)}`}>
         <line class="axis" x1={PAD} y1={H - PAD} x2={W - PAD} y2={H - PAD} />
         <line class="axis" x1={PAD} y1={PAD} x2={W - PAD} y2={PAD} />
         <text x={2} y={PAD + 3}>100%</text>
@@ -29,7 +29,7 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
         <polyline class="rate" points={rate} />
         <polyline class="dur" points={durs} />
         {points.map((p, i) => (
-          <a href={`/runs/${p.runId}`}>
+          <a href={`/runs/${p.runId}`} aria-label={`Run of ${when(p.createdAt)}: ${p.status}, ${percent(p.passRate)} passed, ${duration(p.duration)}`}>
             <circle cx={x(i)} cy={yRate(p.passRate)} r={3.5} class={`s-${p.status}`} fill="currentColor">
               <title>{`${when(p.createdAt)}: ${percent(p.passRate)} passed, ${duration(p.duration)}`}</title>
             </circle>
@@ -45,12 +45,18 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
 export function HistoryStrip({ items, currentId }: { items: { id: string; status: string; createdAt: string; duration: number; branch: string | null }[]; currentId: string }) {
   if (items.length === 0) return <p class="muted">No history.</p>;
   return (
+    <>
     <div class="strip" role="list" aria-label="Recent results of this test, oldest first">
       {[...items].reverse().map((h) => (
         <a role="listitem" href={`/tests/${h.id}`} class={`s-${h.status}${h.id === currentId ? ' current' : ''}`} aria-current={h.id === currentId ? 'page' : undefined} title={`${h.status} · ${when(h.createdAt)} · ${duration(h.duration)}${h.branch ? ` · ${h.branch}` : ''}`}>
-          <span class="sr-only">{h.status}</span>
+          <span class="sr-only">{`${h.status}, ${when(h.createdAt)}${h.id === currentId ? ' (this result)' : ''}`}</span>
         </a>
       ))}
     </div>
+    <p class="small muted legend">
+      Oldest on the left, one cell per run: <span class="key s-passed">■</span> passed <span class="key s-failed">■</span> failed{' '}
+      <span class="key s-flaky">■</span> flaky <span class="key s-skipped">■</span> skipped; outlined: this result. Each cell links to its result.
+    </p>
+    </>
   );
 }

@@ -64,6 +64,8 @@ export function FlakyPage(props: {
             <tr>
               <td>
                 <a href={`/tests/${e.testId}`}>{e.testTitle}</a>
+                {/* The project (with several) and describe blocks: two tests may share a title. */}
+                {e.fullTitle !== e.testTitle && <div class="small">{e.fullTitle.split(' > ').slice(0, -1).join(' › ')}</div>}
                 <div class="small muted mono">{e.filePath}</div>
               </td>
               <td class="num">{percent(e.flakinessScore * 100)}</td>

@@ -96,6 +96,11 @@ export function RunsPage(props: { nav: NavData; runs: RunPage; trend: TrendPoint
             ))}
           </DataTable>
         )}
+        {runs.data.length > 0 && (
+          <p class="small muted legend">
+            Tests column: <span class="s-passed">✓</span> passed, <span class="s-failed">✗</span> failed, <span class="s-flaky">~</span> flaky, <span class="s-skipped">–</span> skipped.
+          </p>
+        )}
       </div>
       <Pager path={path} query={filters} page={props.page} pageSize={props.pageSize} total={runs.total} label="runs" />
     </Layout>

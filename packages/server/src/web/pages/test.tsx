@@ -1,31 +1,40 @@
-import type { Artifact, Run, Step, Test } from '@testreport/contract';
+import type { Artifact, Attempt, Run, Step, TestDetail } from '@testreport/contract';
 import type { CaseState } from '../../results/caseState.js';
-import { Artifacts } from '../components/artifacts.js';
+import { TryTabs, TryView } from '../components/attempt.js';
 import { HistoryStrip } from '../components/charts.js';
 import { StatusBadge } from '../components/status.js';
-import { StepTree } from '../components/steps.js';
-import { duration, percent, stripAnsi, when } from '../format.js';
+import { duration, percent, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
+import { buildPrompt, historyLine, type PromptHistory } from '../prompt.js';
 
-type History = { id: string; status: string; createdAt: string; duration: number; branch: string | null }[];
+type History = (PromptHistory[number] & { id: string; duration: number; branch: string | null })[];
 
-const Block = ({ label, text }: { label: string; text: string | null | undefined }) =>
-  text ? (
-    <>
-      <h3>{label}</h3>
-      <pre>{stripAnsi(text)}</pre>
-    </>
-  ) : null;
-
-/** Playwright's stack repeats the message first; show only the frames below it. */
-function stackOnly(message: string, stack: string | undefined) {
-  const m = stripAnsi(message).trim();
-  const st = stripAnsi(stack).trim();
-  return st.startsWith(m) ? st.slice(m.length).trim() : st;
+/** The tries to show: the stored ones, or the test itself as its one try (JUnit uploads, older clients). */
+export function triesOf(test: TestDetail, stepCount: number): Attempt[] {
+  if (test.attempts.length > 0) return test.attempts;
+  return [{
+    retry: 0, status: test.status === 'flaky' ? 'passed' : test.status, duration: test.duration, startedAt: null,
+    errors: test.error ? [{ message: test.error.message, stack: test.error.stack ?? null, location: null, snippet: null }] : [],
+    stdout: test.stdout, stderr: test.stderr, annotations: [], attachments: [], stepCount,
+  }];
 }
 
-export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Step[]; artifacts: Artifact[]; history: History; caseState: CaseState; secureContext: boolean }) {
-  const { test, run, caseState } = props;
+/** The try open by default: the one that decided the status (a flaky test's last failure), else the last. */
+export function defaultTry(tries: Attempt[]): number {
+  const failing = [...tries].reverse().find((a) => a.errors.length > 0 || a.status === 'failed' || a.status === 'timedOut');
+  return (failing ?? tries[tries.length - 1]).retry;
+}
+
+export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt[]; selected: number; run: Run; steps: Step[]; artifacts: Artifact[]; history: History; caseState: CaseState; secureContext: boolean }) {
+  const { test, run, caseState, tries, selected } = props;
+  const open = tries.find((a) => a.retry === selected) ?? tries[tries.length - 1];
+  // Files of the open try, and files whose try nobody said (older uploads).
+  const files = props.artifacts.filter((a) => a.retry === open.retry || a.retry === null);
+  const line = historyLine(props.history);
+  // The test's error names expected and actual values (of an expect() failure): shown with the try it came from.
+  const e = test.error;
+  const matcher = e && (e.expected !== undefined || e.actual !== undefined) && open.errors[0]?.message === e.message ? e : undefined;
+  const prompt = test.status === 'failed' || test.status === 'flaky' ? buildPrompt(test, open.errors.length ? open : tries.findLast((a) => a.errors.length), props.history) : '';
   return (
     <Layout title={test.title} nav={props.nav}>
       <p class="small">
@@ -38,11 +47,20 @@ export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Ste
         {test.fullTitle}
         {test.filePath && ` · ${test.filePath}${test.lineNumber ? `:${test.lineNumber}` : ''}`}
       </p>
+      {prompt && (
+        <div class="row">
+          <button type="button" data-copy="prompt-text" class="copy-prompt">Copy prompt</button>
+          <details class="small">
+            <summary>What it copies</summary>
+            <pre id="prompt-text" tabindex={0}>{prompt}</pre>
+          </details>
+        </div>
+      )}
       <dl class="meta">
         <dt>Duration</dt>
         <dd>{duration(test.duration)}</dd>
-        <dt>Retries</dt>
-        <dd>{test.retries}</dd>
+        <dt>Tries</dt>
+        <dd>{tries.length}</dd>
         <dt>Run started</dt>
         <dd>{when(run.createdAt)}</dd>
         {test.tags.length > 0 && (
@@ -59,38 +77,18 @@ export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Ste
         ))}
         <dt>Flakiness</dt>
         <dd>
-          {percent(caseState.flakinessScore * 100)} ({caseState.flakyRuns} flaky of {caseState.totalRuns} runs)
+          {percent(caseState.flakinessScore * 100)} ({caseState.flakyRuns} flaky of {caseState.totalRuns} {caseState.totalRuns === 1 ? 'run' : 'runs'})
           {caseState.isQuarantined ? <> · <span class="badge s-flaky">quarantined</span></> : ' · not quarantined'}
         </dd>
       </dl>
 
       <h2>History</h2>
+      {line && <p class="small">This test {line}.</p>}
       <HistoryStrip items={props.history} currentId={test.id} />
 
-      {test.error && (
-        <>
-          <h2>Error</h2>
-          <pre class="s-failed">{stripAnsi(test.error.message)}</pre>
-          {(test.error.expected !== undefined || test.error.actual !== undefined) && (
-            <dl class="meta">
-              <dt>Expected</dt>
-              <dd><code>{test.error.expected ?? ''}</code></dd>
-              <dt>Actual</dt>
-              <dd><code>{test.error.actual ?? ''}</code></dd>
-            </dl>
-          )}
-          <Block label="Stack" text={stackOnly(test.error.message, test.error.stack)} />
-        </>
-      )}
-
-      <h2>Steps</h2>
-      <StepTree steps={props.steps} />
-
-      <h2>Attachments</h2>
-      <Artifacts items={props.artifacts} secureContext={props.secureContext} />
-
-      <Block label="stdout" text={test.stdout} />
-      <Block label="stderr" text={test.stderr} />
+      <h2>{tries.length > 1 ? 'Tries' : 'Result'}</h2>
+      <TryTabs testId={test.id} attempts={tries} selected={open.retry} />
+      <TryView attempt={open} steps={props.steps} artifacts={files} secureContext={props.secureContext} matcher={matcher} />
     </Layout>
   );
 }
