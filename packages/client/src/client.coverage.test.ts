@@ -30,6 +30,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'testSuites.list': (c) => c.testSuites.list({ runId: 'r', projectId: 'p' }),
   'flakiness.list': (c) => c.flakiness.list({ projectId: 'p' }),
   'flakiness.update': (c) => c.flakiness.quarantine('x', 'p'),
+  'flakiness.events': (c) => c.flakiness.events('x', 'p'),
   'artifacts.upload': (c) => c.artifacts.upload({ file: Buffer.from('x'), fileName: 'a.png', type: 'screenshot', runId: 'r', projectId: 'p' }),
   'artifacts.list': (c) => c.artifacts.list({ runId: 'r' }),
   'projects.list': (c) => c.projects.list({ teamId: 't' }),

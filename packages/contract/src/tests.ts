@@ -138,6 +138,8 @@ export const test = z.object({
   error: testError.nullable(),
   stdout: z.string().nullable(),
   stderr: z.string().nullable(),
+  /** The owners CODEOWNERS gives the test's file (decisions §13); [] when the run sent none or no rule matches. */
+  owners: z.array(z.string()),
   createdAt: timestamp,
 });
 export type Test = z.infer<typeof test>;
@@ -149,14 +151,17 @@ export type TestCreated = z.infer<typeof testCreated>;
 export const testBatchCreated = z.object({ data: z.array(testCreated) });
 
 export const testListItem = test.pick({
-  id: true, runId: true, title: true, fullTitle: true, filePath: true, status: true, duration: true, isFlaky: true, error: true, createdAt: true,
+  id: true, runId: true, title: true, fullTitle: true, filePath: true, status: true, duration: true, isFlaky: true, error: true, owners: true, createdAt: true,
 });
+/** `owner=@acme/checkout`: only tests this owner owns (exact, as CODEOWNERS spells it). */
+export const ownerQuery = z.string().trim().min(1).max(LIMITS.nameChars);
 export type TestListItem = z.infer<typeof testListItem>;
 export const testListQuery = z.object({
   projectId: id,
   runId: id.optional(),
   status: testStatus.optional(),
   search: z.string().min(1).max(LIMITS.titleChars).optional(),
+  owner: ownerQuery.optional(),
   ...pageQuery,
 });
 export type TestListQuery = z.input<typeof testListQuery>;

@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_rate_limits.js';
 import * as m006 from './migrations/006_webhook_format.js';
 import * as m007 from './migrations/007_ci_builds.js';
 import * as m008 from './migrations/008_run_summary.js';
+import * as m011 from './migrations/011_flaky_lifecycle.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -30,6 +31,7 @@ const migrations: Record<string, DialectMigration> = {
   '006_webhook_format': m006,
   '007_ci_builds': m007,
   '008_run_summary': m008,
+  '011_flaky_lifecycle': m011,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(private readonly types: MigrationTypes) {}

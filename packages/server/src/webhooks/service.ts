@@ -165,6 +165,17 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     if (rows.length) afterCommit(() => worker.kick());
   }, { durable: true });
 
+  // Quarantine changes (decisions §13) queue their deliveries in the transaction of the change.
+  deps.events.on('test.quarantine', async ({ change }) => {
+    const event = change.action === 'quarantined' ? 'test.quarantined' : 'test.released';
+    const hooks = (await repo.activeByProject(change.projectId)).filter((h) => fromJson<WebhookEvent[]>(h.events, []).includes(event));
+    if (hooks.length === 0) return;
+    const { projectId, caseId, testId, title, fullTitle, filePath, owners, isBroken, action, actor, reason, score, at } = change;
+    const test = { testId, caseId, projectId, title, fullTitle, filePath, url: `${config.publicUrl}/tests/${testId}`, owners, isBroken, action, actor, reason, score, at };
+    await repo.insertDeliveries(hooks.map((hook) => deliveryRow(hook, event, { test })));
+    afterCommit(() => worker.kick());
+  }, { durable: true });
+
   return {
     job: worker.job as BackgroundJob,
     /** Runs one pass of the worker: sends every due delivery once. For tests and the worker loop. */
