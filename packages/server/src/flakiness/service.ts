@@ -57,7 +57,8 @@ export function createFlakinessService(deps: Deps) {
 
   /**
    * The policies of decisions §13 over the cases of a finished run, on their fresh scores. Each
-   * change is a conditional UPDATE (changes.ts): a second server deciding the same writes nothing.
+   * change is a conditional UPDATE in a transaction (changes.ts): a second server deciding the same
+   * at the same time writes nothing. Inside the finishing transaction each is a savepoint.
    */
   async function applyPolicies(runId: string, s: Settings) {
     const minRuns = s.auto_quarantine_min_runs;
@@ -68,7 +69,7 @@ export function createFlakinessService(deps: Deps) {
       for (const c of candidates) {
         if (isBroken(last.get(c.id)!, minRuns)) continue;
         const reason = quarantineReason(c.flakiness_score, s.flakiness_threshold, c.total_runs);
-        if (await change({ caseId: c.id, on: true, actor: POLICY_ACTORS.quarantine, reason, source: 'auto', isBroken: false })) n++;
+        if (await inTransaction(db, () => change({ caseId: c.id, on: true, actor: POLICY_ACTORS.quarantine, reason, source: 'auto', isBroken: false }))) n++;
       }
       if (n > 0) deps.logger.info(`auto-quarantined ${n} test case(s) after run ${runId}`);
     }
@@ -78,7 +79,7 @@ export function createFlakinessService(deps: Deps) {
       const last = await repo.lastOnBranch(quarantined.map((c) => c.id), s.default_branch, passes);
       for (const c of quarantined) {
         if (!releasable(last.get(c.id)!, passes, c.quarantined_at)) continue;
-        await change({ caseId: c.id, on: false, actor: POLICY_ACTORS.release, reason: releaseReason(passes, s.default_branch), source: 'auto', isBroken: false });
+        await inTransaction(db, () => change({ caseId: c.id, on: false, actor: POLICY_ACTORS.release, reason: releaseReason(passes, s.default_branch), source: 'auto', isBroken: false }));
       }
     }
   }
@@ -126,6 +127,11 @@ export function createFlakinessService(deps: Deps) {
       /** Brings the stats of these cases up to date if any is dirty (no principal: the caller authorizes). */
       async refresh(projectId: string, caseIds: string[]) {
         await recompute(projectId, caseIds);
+      },
+      /** The policy pass of a finished run, as its finish runs it (and as two servers may run it at once). */
+      async applyPolicies(projectId: string, runId: string) {
+        const settings = await repo.settings(projectId);
+        if (settings) await applyPolicies(runId, settings);
       },
     },
 
