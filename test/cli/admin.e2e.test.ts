@@ -91,9 +91,12 @@ describe('runs, tests and flaky commands', () => {
     expect(q.json).toMatchObject({ testId: flakyTestId, isQuarantined: true });
     const quarantined = await both(['flaky', 'list', '--quarantined']);
     expect(quarantined.json.data).toHaveLength(1);
-    const r = await cli(['flaky', 'release', flakyTestId], keyEnv);
+    const r = await cli(['flaky', 'release', flakyTestId, '--reason', 'fixed in #123'], keyEnv);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/released from quarantine/);
+    const events = await both(['flaky', 'events', flakyTestId]);
+    expect(events.json.data.map((e: any) => [e.action, e.actor.type, e.reason])).toEqual([['released', 'apiKey', 'fixed in #123'], ['quarantined', 'apiKey', 'quarantined by hand']]);
+    expect(events.human).toMatch(/released .*fixed in #123/);
     expect((await cli(['flaky', 'list', '--quarantined', '--json'], keyEnv)).json.data).toHaveLength(0);
     const bad = await cli(['flaky', 'list', '--min-score', '2'], keyEnv);
     expect(bad.code).toBe(2);
@@ -188,6 +191,11 @@ describe('sessions, keys, projects and settings', () => {
     expect(set.json).toMatchObject({ dataRetentionDays: 90, autoQuarantineEnabled: true, flakinessThreshold: 0.3 });
     const human = await cli(['settings', 'set', '--project', srv.projectId, '--flakiness-threshold', '0.25'], env());
     expect(human.stdout).toMatch(/flakiness threshold\s+0\.25/);
+    const policy = await cli(['settings', 'set', '--project', srv.projectId, '--auto-release-after', '10', '--auto-quarantine-min-runs', '5'], env());
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(policy.stdout).toMatch(/auto-quarantine\s+on \(after 5 results\)/);
+    expect(policy.stdout).toMatch(/auto-release\s+after 10 clean passes on main/);
+    expect((await cli(['settings', 'set', '--project', srv.projectId, '--auto-release-after', '51'], env())).code).toBe(2);
     expect((await cli(['settings', 'set', '--project', srv.projectId], env())).code).toBe(2);
     expect((await cli(['settings', 'set', '--project', srv.projectId, '--retention-days', '0'], env())).code).toBe(2);
     // A key may read settings but not change them (decisions §6).

@@ -94,6 +94,7 @@ export function registerTests(program: Command): void {
 Examples:
   $ reporter tests list --run 0193b7c2-… --status failed
   $ reporter tests list --search "checkout"
+  $ reporter tests list --owner @acme/checkout
   $ reporter tests get 0193b7c3-… --steps
   $ reporter tests history 0193b7c3-…`);
 
@@ -102,14 +103,16 @@ Examples:
     .description('list test results of the project (or of one run)')
     .option('--run <runId>', 'only results of this run')
     .addOption(new Option('--status <status>', 'only results with this status').choices(TEST_STATUSES))
-    .option('--search <text>', 'title contains this text');
+    .option('--search <text>', 'title contains this text')
+    .option('--owner <owner>', 'only tests this CODEOWNERS owner owns, e.g. @acme/checkout');
   for (const o of pageOptions()) list.addOption(o);
   list.action(
     command({
-      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; limit?: string; offset?: string }) => ({
+      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; owner?: string; limit?: string; offset?: string }) => ({
         runId: flags.run,
         status: flags.status,
         search: flags.search,
+        owner: flags.owner,
         ...page(flags),
       }),
       run: listTests,
