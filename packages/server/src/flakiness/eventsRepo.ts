@@ -1,7 +1,16 @@
+import type { QuarantineEvent } from '@testreport/contract';
 import type { Db } from '../db/database.js';
 import type { QuarantineEventsTable } from '../db/schema.js';
 
 export type QuarantineEventRow = QuarantineEventsTable;
+
+export const toQuarantineEvent = (r: QuarantineEventRow): QuarantineEvent => ({
+  action: r.action as QuarantineEvent['action'],
+  actor: { type: r.actor_type as QuarantineEvent['actor']['type'], id: r.actor_id, name: r.actor_name },
+  reason: r.reason,
+  score: r.score,
+  at: r.created_at,
+});
 
 /** The audit trail of quarantine changes (decisions §13). */
 export function createQuarantineEventRepo(db: Db) {

@@ -9,7 +9,7 @@ import { fromJson } from '../db/values.js';
 import { createFlakinessRepo } from './repo.js';
 import { scoreCase } from './score.js';
 import { createQuarantineChanges, POLICY_ACTORS, type Actor } from './changes.js';
-import { createQuarantineEventRepo } from './eventsRepo.js';
+import { createQuarantineEventRepo, toQuarantineEvent } from './eventsRepo.js';
 import { isBroken, quarantineReason, releasable, releaseReason } from './policy.js';
 
 /** Cases recomputed per transaction (two statements), so a big recompute does not hold the database for long. */
@@ -184,16 +184,7 @@ export function createFlakinessService(deps: Deps) {
     async events(principal: Principal, input: { testId: string; projectId: string }): Promise<{ data: QuarantineEvent[] }> {
       await deps.authz.project(principal, input.projectId, 'read', 'param');
       const caseId = await caseInProject(input.testId, input.projectId);
-      const rows = await events.ofCase(caseId);
-      return {
-        data: rows.map((r) => ({
-          action: r.action as QuarantineEvent['action'],
-          actor: { type: r.actor_type as Actor['type'], id: r.actor_id, name: r.actor_name },
-          reason: r.reason,
-          score: r.score,
-          at: r.created_at,
-        })),
-      };
+      return { data: (await events.ofCase(caseId)).map(toQuarantineEvent) };
     },
   };
 }

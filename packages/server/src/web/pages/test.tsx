@@ -2,6 +2,7 @@ import type { Artifact, Run, Step, Test } from '@testreport/contract';
 import type { CaseState } from '../../results/caseState.js';
 import { Artifacts } from '../components/artifacts.js';
 import { HistoryStrip } from '../components/charts.js';
+import { QuarantineTrail } from '../components/quarantineTrail.js';
 import { StatusBadge } from '../components/status.js';
 import { StepTree } from '../components/steps.js';
 import { duration, percent, stripAnsi, when } from '../format.js';
@@ -63,6 +64,8 @@ export function TestPage(props: { nav: NavData; test: Test; run: Run; steps: Ste
           {caseState.isQuarantined ? <> · <span class="badge s-flaky">quarantined</span></> : ' · not quarantined'}
         </dd>
       </dl>
+
+      <QuarantineTrail owners={test.owners} events={caseState.events} />
 
       <h2>History</h2>
       <HistoryStrip items={props.history} currentId={test.id} />
