@@ -119,6 +119,24 @@ describe('runs, tests and flaky commands', () => {
     const json = await cli(['runs', 'get', id, '--json'], keyEnv);
     expect(json.json.error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
+
+  it('upload sends the repository\'s CODEOWNERS; tests list and flaky list filter by --owner', async () => {
+    const repo = tempDir('repo-');
+    mkdirSync(join(repo, '.git'));
+    mkdirSync(join(repo, '.github'));
+    mkdirSync(join(repo, 'e2e'));
+    // Playwright's rootDir is e2e/: the report's paths (add.spec.ts, nested.spec.ts) are under it.
+    writeFileSync(join(repo, '.github/CODEOWNERS'), '* @acme/all\n/e2e/nested.spec.ts @acme/nested\n');
+    const up = await cli(['upload', join(FIXTURES_DIR, 'playwright-json/pw-1.38-nested-suites.json'), '--root-dir', join(repo, 'e2e'), '--json'], keyEnv);
+    expect(up.code, up.stderr).toBe(0);
+    const owned = await both(['tests', 'list', '--run', up.json.runId, '--owner', '@acme/nested']);
+    expect(owned.json.data.length).toBeGreaterThan(0);
+    expect(owned.json.data.every((t: any) => t.filePath === 'nested.spec.ts' && t.owners.includes('@acme/nested'))).toBe(true);
+    const all = await cli(['tests', 'list', '--run', up.json.runId, '--json', '--limit', '500'], keyEnv);
+    expect(all.json.data.filter((t: any) => t.filePath === 'nested.spec.ts').length).toBe(owned.json.data.length);
+    expect(all.json.data.filter((t: any) => t.filePath !== 'nested.spec.ts').every((t: any) => t.owners.join() === '@acme/all')).toBe(true);
+    expect((await cli(['flaky', 'list', '--owner', '@nobody', '--json'], keyEnv)).json.data).toEqual([]);
+  });
 });
 
 describe('sessions, keys, projects and settings', () => {

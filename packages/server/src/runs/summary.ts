@@ -40,7 +40,7 @@ export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['in
       items: all.slice(0, limit).map((t) => ({
         testId: t.testId, title: t.title, fullTitle: t.fullTitle, filePath: t.filePath, status: t.status,
         error: t.status === 'failed' ? firstErrorLine(t.errorMessage) : null,
-        quarantined: quarantined.has(t.caseId), url: `${appUrl}/tests/${t.testId}`,
+        quarantined: quarantined.has(t.caseId), owners: t.owners, url: `${appUrl}/tests/${t.testId}`,
       })),
     });
     const baseRun = facts.comparison.baseRun;

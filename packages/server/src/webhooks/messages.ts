@@ -5,6 +5,8 @@ export interface FailureLine {
   title: string;
   filePath: string | null;
   errorMessage: string | null;
+  /** CODEOWNERS owners of its file; named next to new failures. */
+  owners?: string[];
 }
 
 type RunData = NonNullable<WebhookPayload['data']['run']>;
@@ -75,6 +77,9 @@ const quarantineLine = (t: TestData) =>
   `Test ${t.action}${t.isBroken ? ' (broken)' : ''}: ${clip(t.fullTitle, 300)}${t.filePath ? ` — ${clip(t.filePath, 200)}` : ''}. ` +
   `By ${t.actor.name}: ${clip(t.reason, 300)} (score ${t.score}).${t.owners.length ? ` Owners: ${t.owners.join(' ')}` : ''}`;
 
+/** ` (owners: @a @b)` after a new failure whose file has owners. */
+const ownersNote = (f: FailureLine, escape: (s: string) => string) => (f.owners?.length ? ` (owners: ${escape(clip(f.owners.join(' '), 200))})` : '');
+
 /** The heading of the new-failures part, or the line saying there are none. */
 const newHeading = (n: NewFailures, failed: number) =>
   n.total > 0
@@ -108,7 +113,7 @@ export function slackMessage({ event, run, test, failures, newFailures }: Messag
     const lines: string[] = [];
     let size = 0;
     for (const f of newFailures.items.slice(0, MAX_LISTED_FAILURES)) {
-      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}`;
+      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}${ownersNote(f, slackEscape)}`;
       if (size + line.length + 1 > SLACK_LIMITS.sectionText) break;
       lines.push(line);
       size += line.length + 1;
@@ -157,7 +162,7 @@ export function teamsMessage({ event, run, test, failures, newFailures }: Messag
     if (newFailures && newLine) {
       body.push({ type: 'TextBlock', text: newLine, weight: 'Bolder', wrap: true, spacing: 'Medium', color: newFailures.total > 0 ? 'Attention' : 'Good' });
       const shown = newFailures.items.slice(0, MAX_LISTED_FAILURES);
-      for (const f of shown) body.push({ type: 'TextBlock', text: `${clip(f.title, 300)}${f.filePath ? ` — ${clip(f.filePath, 200)}` : ''}`, wrap: true, spacing: 'Small' });
+      for (const f of shown) body.push({ type: 'TextBlock', text: `${clip(f.title, 300)}${f.filePath ? ` — ${clip(f.filePath, 200)}` : ''}${ownersNote(f, (s) => s)}`, wrap: true, spacing: 'Small' });
       if (newFailures.total > shown.length) body.push({ type: 'TextBlock', text: `…and ${newFailures.total - shown.length} more new failures`, wrap: true, isSubtle: true });
     }
     const listed = failures.slice(0, MAX_LISTED_FAILURES);

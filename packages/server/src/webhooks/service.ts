@@ -140,7 +140,9 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
   async function chatFacts(runId: string): Promise<ChatFacts> {
     const s = await summaries.ofRun(runId, MAX_LISTED_FAILURES);
     if (!s) return NO_CHAT_FACTS;
-    const line = (f: { fullTitle: string; title: string; filePath: string | null; error: string | null }): FailureLine => ({ title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.error });
+    const line = (f: { fullTitle: string; title: string; filePath: string | null; error: string | null; owners: string[] }): FailureLine => ({
+      title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.error, owners: f.owners,
+    });
     return {
       failures: s.failed.items.map(line),
       newFailures: s.base.run ? { base: s.base.branch, total: s.newFailures.total, items: s.newFailures.items.map(line) } : null,
