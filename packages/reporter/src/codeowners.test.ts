@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { FullConfig, Suite } from '@playwright/test/reporter';
 import { codeownersFields } from './codeowners.js';
+import type { ResolvedOptions } from './options.js';
+import { runBody } from './runMeta.js';
 
 /** A repository in a temp dir: `.git` as a directory (or a file, as in a worktree) and the given files. */
 function repo(files: Record<string, string>, gitFile = false) {
@@ -28,5 +31,14 @@ describe('CODEOWNERS of a run', () => {
   it('sends nothing without a CODEOWNERS file or outside a repository', () => {
     expect(codeownersFields(repo({ 'README.md': 'x' }))).toEqual({});
     expect(codeownersFields(mkdtempSync(join(tmpdir(), 'testreport-norepo-')))).toEqual({});
+  });
+});
+
+describe('the run the reporter creates', () => {
+  it('carries the CODEOWNERS of the repository above Playwright\'s rootDir', () => {
+    const root = repo({ '.github/CODEOWNERS': '/e2e/ @acme/e2e\n', 'e2e/tests/a.spec.ts': '' });
+    const config = { projects: [], rootDir: join(root, 'e2e/tests'), version: '1.50.0', workers: 1, grep: /.*/, grepInvert: null, shard: null } as unknown as FullConfig;
+    const body = runBody(config, { suites: [] } as unknown as Suite, { tags: [] } as unknown as ResolvedOptions, {});
+    expect(body).toMatchObject({ codeowners: '/e2e/ @acme/e2e\n', rootDirInRepo: 'e2e/tests' });
   });
 });
