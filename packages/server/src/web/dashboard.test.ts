@@ -229,6 +229,8 @@ describe('flaky page and roles', () => {
     expect(mine.html).toContain('value="@acme/billing"');
     expect((await page(`${path}?owner=%40nobody`, { cookie: t.owner.cookie })).html).toContain('No flaky tests owned by @nobody');
     expect((await page(`/tests/${billed.id}`, { cookie: t.owner.cookie })).html).toMatch(/Owners: <span class="owners"><span class="badge mono">@acme\/billing<\/span>/);
+    // The run page names the owners of its flaky (and failing) tests.
+    expect((await page(`/runs/${run.id}`, { cookie: t.owner.cookie })).html).toMatch(/billing\.spec\.ts<\/span> <span class="owners"><span class="badge mono">@acme\/billing<\/span>/);
   });
 });
 
