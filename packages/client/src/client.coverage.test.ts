@@ -79,7 +79,7 @@ describe('a method for every operation', () => {
     server.use(http.all('*', () => HttpResponse.json({}, { headers: { 'Set-Cookie': 'testreport_session=s1; Path=/; HttpOnly' } })));
     await CALLS[op](mockClient({ sessionCookie: 'tok' }));
     const def = endpoints[op];
-    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(':id', 'x');
+    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(/:\w+/g, 'x');
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]!.url);
     expect(`${seen[0]!.method} ${url.origin}${url.pathname}`).toBe(`${def.method} ${MOCK_URL}${expectedPath}`);
