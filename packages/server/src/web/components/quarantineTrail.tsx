@@ -6,7 +6,9 @@ export const Owners = ({ owners }: { owners: string[] }) =>
   owners.length ? (
     <span class="owners">
       {owners.map((o) => (
-        <span class="badge mono">{o}</span>
+        <>
+          <span class="badge mono">{o}</span>{' '}
+        </>
       ))}
     </span>
   ) : null;
