@@ -28,5 +28,5 @@ export const FIXTURE_COUNTS: Record<string, Counts> = {
 };
 
 /** CI checks the shared fixtures out beside the repository: <repo>/../shared/fixtures. */
-export const FIXTURES_DIR = fileURLToPath(new URL('file:///work/shared/fixtures/'));
+export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 export const fixturesPresent = existsSync(FIXTURES_DIR);
