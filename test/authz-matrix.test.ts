@@ -151,6 +151,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
     scope: 'param',
     build: async () => ({ method: 'POST', path: '/flakiness', body: { testId: (await fresh.test()).testId, projectId: t.projectId, isQuarantined: true } }),
   },
+  'flakiness.events': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/flakiness/${(await fresh.test()).testId}/events?projectId=${t.projectId}` }) },
   'artifacts.upload': {
     allow: REPORT,
     scope: 'param',

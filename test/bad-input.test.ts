@@ -44,6 +44,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'testSuites.list': null,
   'flakiness.list': null,
   'flakiness.update': { testId: ID, projectId: ID, isQuarantined: true },
+  'flakiness.events': null,
   'artifacts.upload': null,
   'artifacts.list': null,
   'projects.list': null,

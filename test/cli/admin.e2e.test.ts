@@ -91,9 +91,12 @@ describe('runs, tests and flaky commands', () => {
     expect(q.json).toMatchObject({ testId: flakyTestId, isQuarantined: true });
     const quarantined = await both(['flaky', 'list', '--quarantined']);
     expect(quarantined.json.data).toHaveLength(1);
-    const r = await cli(['flaky', 'release', flakyTestId], keyEnv);
+    const r = await cli(['flaky', 'release', flakyTestId, '--reason', 'fixed in #123'], keyEnv);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/released from quarantine/);
+    const events = await both(['flaky', 'events', flakyTestId]);
+    expect(events.json.data.map((e: any) => [e.action, e.actor.type, e.reason])).toEqual([['released', 'apiKey', 'fixed in #123'], ['quarantined', 'apiKey', 'quarantined by hand']]);
+    expect(events.human).toMatch(/released .*fixed in #123/);
     expect((await cli(['flaky', 'list', '--quarantined', '--json'], keyEnv)).json.data).toHaveLength(0);
     const bad = await cli(['flaky', 'list', '--min-score', '2'], keyEnv);
     expect(bad.code).toBe(2);
@@ -115,6 +118,24 @@ describe('runs, tests and flaky commands', () => {
     expect(gone.stderr.trim().split('\n')).toHaveLength(1);
     const json = await cli(['runs', 'get', id, '--json'], keyEnv);
     expect(json.json.error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+
+  it('upload sends the repository\'s CODEOWNERS; tests list and flaky list filter by --owner', async () => {
+    const repo = tempDir('repo-');
+    mkdirSync(join(repo, '.git'));
+    mkdirSync(join(repo, '.github'));
+    mkdirSync(join(repo, 'e2e'));
+    // Playwright's rootDir is e2e/: the report's paths (add.spec.ts, nested.spec.ts) are under it.
+    writeFileSync(join(repo, '.github/CODEOWNERS'), '* @acme/all\n/e2e/nested.spec.ts @acme/nested\n');
+    const up = await cli(['upload', join(FIXTURES_DIR, 'playwright-json/pw-1.38-nested-suites.json'), '--root-dir', join(repo, 'e2e'), '--json'], keyEnv);
+    expect(up.code, up.stderr).toBe(0);
+    const owned = await both(['tests', 'list', '--run', up.json.runId, '--owner', '@acme/nested']);
+    expect(owned.json.data.length).toBeGreaterThan(0);
+    expect(owned.json.data.every((t: any) => t.filePath === 'nested.spec.ts' && t.owners.includes('@acme/nested'))).toBe(true);
+    const all = await cli(['tests', 'list', '--run', up.json.runId, '--json', '--limit', '500'], keyEnv);
+    expect(all.json.data.filter((t: any) => t.filePath === 'nested.spec.ts').length).toBe(owned.json.data.length);
+    expect(all.json.data.filter((t: any) => t.filePath !== 'nested.spec.ts').every((t: any) => t.owners.join() === '@acme/all')).toBe(true);
+    expect((await cli(['flaky', 'list', '--owner', '@nobody', '--json'], keyEnv)).json.data).toEqual([]);
   });
 });
 
@@ -188,6 +209,11 @@ describe('sessions, keys, projects and settings', () => {
     expect(set.json).toMatchObject({ dataRetentionDays: 90, autoQuarantineEnabled: true, flakinessThreshold: 0.3 });
     const human = await cli(['settings', 'set', '--project', srv.projectId, '--flakiness-threshold', '0.25'], env());
     expect(human.stdout).toMatch(/flakiness threshold\s+0\.25/);
+    const policy = await cli(['settings', 'set', '--project', srv.projectId, '--auto-release-after', '10', '--auto-quarantine-min-runs', '5'], env());
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(policy.stdout).toMatch(/auto-quarantine\s+on \(after 5 results\)/);
+    expect(policy.stdout).toMatch(/auto-release\s+after 10 clean passes on main/);
+    expect((await cli(['settings', 'set', '--project', srv.projectId, '--auto-release-after', '51'], env())).code).toBe(2);
     expect((await cli(['settings', 'set', '--project', srv.projectId], env())).code).toBe(2);
     expect((await cli(['settings', 'set', '--project', srv.projectId, '--retention-days', '0'], env())).code).toBe(2);
     // A key may read settings but not change them (docs/decisions.md §6).

@@ -33,6 +33,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'testSuites.list': (c) => c.testSuites.list({ runId: 'r', projectId: 'p' }),
   'flakiness.list': (c) => c.flakiness.list({ projectId: 'p' }),
   'flakiness.update': (c) => c.flakiness.quarantine('x', 'p'),
+  'flakiness.events': (c) => c.flakiness.events('x', 'p'),
   'artifacts.upload': (c) => c.artifacts.upload({ file: Buffer.from('x'), fileName: 'a.png', type: 'screenshot', runId: 'r', projectId: 'p' }),
   'artifacts.list': (c) => c.artifacts.list({ runId: 'r' }),
   'projects.list': (c) => c.projects.list({ teamId: 't' }),
@@ -81,7 +82,7 @@ describe('a method for every operation', () => {
     server.use(http.all('*', () => HttpResponse.json({}, { headers: { 'Set-Cookie': 'testreport_session=s1; Path=/; HttpOnly' } })));
     await CALLS[op](mockClient({ sessionCookie: 'tok' }));
     const def = endpoints[op];
-    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(/:[A-Za-z]+/, 'x');
+    const expectedPath = (def.base === 'api' ? '/api/v1' : '') + def.path.replace(/:\w+/g, 'x');
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]!.url);
     expect(`${seen[0]!.method} ${url.origin}${url.pathname}`).toBe(`${def.method} ${MOCK_URL}${expectedPath}`);

@@ -14,7 +14,7 @@ import * as SP from './shardPlan.js';
 import * as T from './tests.js';
 import * as Tm from './teams.js';
 import * as W from './webhooks.js';
-import { idParam } from './common.js';
+import { id, idParam } from './common.js';
 import { routes, type RouteDef } from './routes.js';
 
 export interface EndpointDef extends RouteDef {
@@ -58,6 +58,7 @@ export const endpoints = {
   // Flakiness
   'flakiness.list': e({ ...routes['flakiness.list'], query: F.flakinessQuery, response: F.flakinessList }),
   'flakiness.update': e({ ...routes['flakiness.update'], body: F.quarantineUpdate, response: F.quarantineResult }),
+  'flakiness.events': e({ ...routes['flakiness.events'], params: z.object({ testId: id }), query: F.quarantineEventsQuery, response: F.quarantineEventList }),
   // Artifacts
   'artifacts.upload': e({ ...routes['artifacts.upload'], multipart: A.uploadFields, response: A.artifact }),
   'artifacts.list': e({ ...routes['artifacts.list'], query: A.artifactListQuery, response: A.artifactList }),

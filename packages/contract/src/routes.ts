@@ -76,6 +76,7 @@ export const routes = {
   // Flakiness
   'flakiness.list': r({ ...api, method: 'GET', path: '/flakiness', rateGroup: 'flakiness', status: 200, summary: 'Flaky test cases, highest score first' }),
   'flakiness.update': r({ ...api, method: 'POST', path: '/flakiness', rateGroup: 'flakiness', status: 200, summary: 'Quarantine or release a test case' }),
+  'flakiness.events': r({ ...api, method: 'GET', path: '/flakiness/:testId/events', rateGroup: 'flakiness', status: 200, summary: 'Quarantine and release events of a test case, newest first' }),
   // Artifacts
   'artifacts.upload': r({ ...api, method: 'POST', path: '/upload', rateGroup: 'uploads', status: 201, summary: 'Upload an artifact (multipart/form-data)' }),
   'artifacts.list': r({ ...api, method: 'GET', path: '/artifacts', rateGroup: 'runsRead', status: 200, summary: 'Artifacts of a run or test with fresh signed URLs' }),

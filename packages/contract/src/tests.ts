@@ -225,6 +225,8 @@ export const test = z.object({
   error: testError.nullable(),
   stdout: z.string().nullable(),
   stderr: z.string().nullable(),
+  /** The owners CODEOWNERS gives the test's file (decisions §13); [] when the run sent none or no rule matches. */
+  owners: z.array(z.string()),
   createdAt: timestamp,
 });
 
@@ -240,11 +242,13 @@ export type TestCreated = z.infer<typeof testCreated>;
 export const testBatchCreated = z.object({ data: z.array(testCreated) });
 
 export const testListItem = test.pick({
-  id: true, runId: true, title: true, fullTitle: true, filePath: true, status: true, duration: true, isFlaky: true, error: true, createdAt: true,
+  id: true, runId: true, title: true, fullTitle: true, filePath: true, status: true, duration: true, isFlaky: true, error: true, owners: true, createdAt: true,
 }).extend({
   /** The CI attempt of the run that stored this result (1 unless the CI build was re-run). */
   ciAttempt: z.number().int(),
 });
+/** `owner=@acme/checkout`: only tests this owner owns (exact, as CODEOWNERS spells it). */
+export const ownerQuery = z.string().trim().min(1).max(LIMITS.nameChars);
 export type TestListItem = z.infer<typeof testListItem>;
 export const testListQuery = z.object({
   projectId: id,
@@ -253,6 +257,7 @@ export const testListQuery = z.object({
   search: z.string().min(1).max(LIMITS.titleChars).optional(),
   /** With runId: also list the results that a later CI attempt of the run replaced (default: latest attempt only). */
   superseded: queryBool.optional(),
+  owner: ownerQuery.optional(),
   ...pageQuery,
 });
 export type TestListQuery = z.input<typeof testListQuery>;

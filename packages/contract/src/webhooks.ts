@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, successResponse, timestamp } from './common.js';
 
-export const WEBHOOK_EVENTS = ['run.completed', 'run.failed'] as const;
+export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'test.quarantined', 'test.released'] as const;
 export const webhookEvent = z.enum(WEBHOOK_EVENTS);
 /** What a delivery's body looks like: our signed JSON, a Slack Block Kit message or a Teams Adaptive Card. */
 export const WEBHOOK_FORMATS = ['generic', 'slack', 'teams'] as const;
@@ -90,7 +90,7 @@ export const deliveryAttempt = z.object({
 export const delivery = z.object({
   id,
   webhookId: id,
-  event: z.enum(['run.completed', 'run.failed', 'ping']),
+  event: z.enum([...WEBHOOK_EVENTS, 'ping']),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(deliveryAttempt),
   nextAttemptAt: timestamp.nullable(),
@@ -107,7 +107,7 @@ export const webhookTestResult = delivery;
 /** The JSON body of every delivery (docs/decisions.md §8). */
 export const webhookPayload = z.object({
   id,
-  event: z.enum(['run.completed', 'run.failed', 'ping']),
+  event: z.enum([...WEBHOOK_EVENTS, 'ping']),
   createdAt: timestamp,
   data: z.object({
     run: z
@@ -125,6 +125,16 @@ export const webhookPayload = z.object({
       })
       .optional(),
     webhookId: id.optional(),
+    /** test.quarantined / test.released (decisions §13): the case, its latest result, who did it and why. */
+    test: z
+      .object({
+        testId: id, caseId: id, projectId: id, title: z.string(), fullTitle: z.string(), filePath: z.string().nullable(),
+        url: z.string(), owners: z.array(z.string()), isBroken: z.boolean(),
+        action: z.enum(['quarantined', 'released']),
+        actor: z.object({ type: z.enum(['user', 'apiKey', 'policy']), id: z.string(), name: z.string() }),
+        reason: z.string(), score: z.number(), at: timestamp,
+      })
+      .optional(),
   }),
 });
 export type WebhookPayload = z.infer<typeof webhookPayload>;

@@ -7,6 +7,7 @@ export default TestReportReporter;
 export { TestReportReporter };
 export { detectCi, detectCiNode, detectGit, type CiMetadata, type CiNode, type DetectCiOptions } from './ci.js';
 export { shardOf, withBuildIdentity, type BuildOverrides } from './ciBuild.js';
+export { codeownersFields, findRepoRoot, CODEOWNERS_PATHS } from './codeowners.js';
 export { replaySpool, SPOOL_VERSION } from './replay.js';
 export type { ReplayProgress, ReplayResult, SpoolRecord } from './spool.js';
 export { resolveOptions, DEFAULT_OUTPUT_DIR, type ReporterOptions } from './options.js';

@@ -2,6 +2,7 @@ import { hostname, release, type } from 'node:os';
 import type { FullConfig, Suite } from '@playwright/test/reporter';
 import type { CiMetadata } from './ci.js';
 import { withBuildIdentity } from './ciBuild.js';
+import { codeownersFields } from './codeowners.js';
 import type { ResolvedOptions } from './options.js';
 import type { RunBody } from './spool.js';
 
@@ -36,5 +37,7 @@ export function runBody(config: FullConfig, root: Suite, opts: ResolvedOptions, 
     ...(opts.runTitle ? { runTitle: opts.runTitle } : {}),
     ...(opts.tags.length ? { tags: opts.tags } : {}),
     ...(grep.length ? { grepPatterns: grep } : {}),
+    // File paths of results are relative to rootDir: the server resolves their owners from there.
+    ...codeownersFields(config.rootDir),
   };
 }

@@ -96,6 +96,7 @@ export function registerTests(program: Command): void {
 Examples:
   $ reporter tests list --run 0193b7c2-… --status failed
   $ reporter tests list --search "checkout"
+  $ reporter tests list --owner @acme/checkout
   $ reporter tests get 0193b7c3-… --steps
   $ reporter tests history 0193b7c3-…`);
 
@@ -105,14 +106,16 @@ Examples:
     .option('--run <runId>', 'only results of this run')
     .addOption(new Option('--status <status>', 'only results with this status').choices(TEST_STATUSES))
     .option('--search <text>', 'title contains this text')
-    .option('--superseded', 'with --run of a re-run CI build: also the results a later CI attempt replaced');
+    .option('--superseded', 'with --run of a re-run CI build: also the results a later CI attempt replaced')
+    .option('--owner <owner>', 'only tests this CODEOWNERS owner owns, e.g. @acme/checkout');
   for (const o of pageOptions()) list.addOption(o);
   list.action(
     command({
-      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; superseded?: boolean; limit?: string; offset?: string }) => ({
+      input: (_args, flags: { run?: string; status?: TestStatus; search?: string; owner?: string; superseded?: boolean; limit?: string; offset?: string }) => ({
         runId: flags.run,
         status: flags.status,
         search: flags.search,
+        owner: flags.owner,
         ...(flags.superseded ? { superseded: 'true' as const } : {}),
         ...page(flags),
       }),

@@ -201,6 +201,7 @@ export function registerUpload(program: Command): void {
     .option('--shard <i/n>', 'this report is shard i of n (JUnit; a Playwright JSON report says its own; default: the CI\'s parallel slot, e.g. CI_NODE_INDEX/CI_NODE_TOTAL)')
     .option('--build-id <id>', 'join the run of this CI build (TESTREPORT_BUILD_ID; default: the CI\'s build id, e.g. GITHUB_RUN_ID)')
     .option('--group <name>', 'keep this job\'s run apart from other jobs of the build (TESTREPORT_GROUP; default: the CI job name)')
+    .option('--root-dir <dir>', 'where the report\'s file paths start (Playwright\'s rootDir; default: the current directory): with the repository\'s CODEOWNERS, each test gets its owners')
     .option('--concurrency <n>', 'test batches in flight at once (1-16)', '4')
     .option('--summary', 'on GitHub Actions, append the run summary (new failures, fixed, flaky) to the job summary')
     .addHelpText(

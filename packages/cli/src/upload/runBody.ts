@@ -1,5 +1,5 @@
 import type { RunCreate } from '@testreport/contract';
-import { detectCi, detectCiNode, withBuildIdentity } from '@testreport/reporter';
+import { codeownersFields, detectCi, detectCiNode, withBuildIdentity } from '@testreport/reporter';
 import { UsageError } from '../lib/errors.js';
 import type { ReportKind } from '../report/inputs.js';
 import type { ScanResult } from './scan.js';
@@ -14,6 +14,8 @@ export interface RunFlags {
   shard?: string;
   buildId?: string;
   group?: string;
+  /** Where the report's file paths start; the repository's CODEOWNERS is found above it. Default: the current directory. */
+  rootDir?: string;
 }
 
 export interface Shard {
@@ -57,5 +59,7 @@ export function runBody(projectId: string, kind: ReportKind, scan: ScanResult, f
   if (flags.commit) body.commitSha = flags.commit;
   if (flags.runTitle) body.runTitle = flags.runTitle;
   if (tags?.length) body.tags = tags;
+  // The CODEOWNERS text goes as it is (the server resolves owners), as the reporter sends it.
+  Object.assign(body, codeownersFields(flags.rootDir ?? process.cwd()));
   return body;
 }

@@ -18,6 +18,10 @@ export class Flakiness extends APIResource {
   release(testId: string, projectId: string, opts?: RequestOptions) {
     return this.update({ testId, projectId, isQuarantined: false }, opts);
   }
+  /** Quarantine and release events of the case of `testId`, newest first (who, why, score at the time). */
+  events(testId: string, projectId: string, opts?: RequestOptions) {
+    return this.client.request('flakiness.events', { params: { testId }, query: { projectId } }, opts);
+  }
   iterate(query: QueryOf<'flakiness.list'>, opts?: RequestOptions) {
     return paginate((q, o) => this.list(q, o), query, opts);
   }

@@ -4,7 +4,7 @@ import { renderRunSummary, SUMMARY_MARKER } from './render.js';
 
 /* The renderer alone: what a hostile or odd test title does to the Markdown, and the size cap. */
 const test = (fullTitle: string, over: Partial<SummaryTest> = {}): SummaryTest => ({
-  testId: 't1', title: fullTitle, fullTitle, filePath: 'tests/a.spec.ts', status: 'failed', error: 'Error: boom', newError: false, errorFirstSeen: null, quarantined: false, url: 'https://tr.example/tests/t1', ...over,
+  testId: 't1', title: fullTitle, fullTitle, filePath: 'tests/a.spec.ts', status: 'failed', error: 'Error: boom', newError: false, errorFirstSeen: null, quarantined: false, owners: [], url: 'https://tr.example/tests/t1', ...over,
 });
 const list = (...items: SummaryTest[]) => ({ total: items.length, items });
 const empty = list();
@@ -40,6 +40,14 @@ describe('renderRunSummary', () => {
     expect(line).toContain('cart > \\[click\\](https://evil.example) &lt;img src=x onerror=alert(1)> \\| \\*bold\\*');
     expect(line).not.toContain('<img');
     expect(line).toContain('<br>``` Error: expected `a` got ``b`` ```');
+  });
+
+  it('names the owners of each listed test, escaped like any text', () => {
+    const s = summary({ newFailures: list(test('pays', { owners: ['@acme/checkout', '@j_doe'] })), failed: list(test('pays', { owners: ['@acme/checkout', '@j_doe'] })) });
+    const md = renderRunSummary(s, { format: 'markdown' });
+    expect(md).toContain('· owners: @acme/checkout @j\\_doe');
+    expect(renderRunSummary(s, { format: 'text' })).toContain('pays — tests/a.spec.ts · owners: @acme/checkout @j_doe');
+    expect(renderRunSummary(summary({ failed: list(test('pays')) }), { format: 'text' })).not.toContain('owners');
   });
 
   it('a CI build URL with parentheses or spaces cannot end its link early', () => {

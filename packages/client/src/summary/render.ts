@@ -116,9 +116,10 @@ const markdown: Style = {
   item(t) {
     const where = t.filePath ? ` — ${code(clip(t.filePath, 200))}` : '';
     const mark = t.quarantined ? ' _(quarantined)_' : '';
+    const owners = t.owners?.length ? ` · owners: ${md(clip(t.owners.join(' '), 200))}` : '';
     const error = t.error ? `<br>${code(clip(t.error, ERROR_MAX))}` : '';
     const seen = errorNovelty(t);
-    return `- [${md(clip(t.fullTitle || t.title, TITLE_MAX))}](${t.url})${where}${mark}${seen ? ` _(${md(seen)})_` : ''}${error}`;
+    return `- [${md(clip(t.fullTitle || t.title, TITLE_MAX))}](${t.url})${where}${mark}${owners}${seen ? ` _(${md(seen)})_` : ''}${error}`;
   },
   more: (n, s) => `- _…and ${n} more: see [the run](${s.run.url})_`,
   join: '\n\n',
@@ -151,7 +152,8 @@ const text: Style = {
   heading: (title, total) => `${title} (${total}):`,
   item(t) {
     const mark = t.status === 'failed' ? '✗' : t.status === 'flaky' ? '~' : '✓';
-    const lines = [`  ${mark} ${clip(t.fullTitle || t.title, TITLE_MAX)}${t.filePath ? ` — ${clip(t.filePath, 200)}` : ''}${t.quarantined ? ' (quarantined)' : ''}`];
+    const owners = t.owners?.length ? ` · owners: ${clip(t.owners.join(' '), 200)}` : '';
+    const lines = [`  ${mark} ${clip(t.fullTitle || t.title, TITLE_MAX)}${t.filePath ? ` — ${clip(t.filePath, 200)}` : ''}${t.quarantined ? ' (quarantined)' : ''}${owners}`];
     const seen = errorNovelty(t);
     if (t.error) lines.push(`      ${clip(t.error, ERROR_MAX)}${seen ? ` (${seen})` : ''}`);
     lines.push(`      ${t.url}`);

@@ -9,6 +9,7 @@ import * as m007 from './migrations/007_ci_builds.js';
 import * as m008 from './migrations/008_run_summary.js';
 import * as m009 from './migrations/009_attempts.js';
 import * as m010 from './migrations/010_secrets_at_rest.js';
+import * as m011 from './migrations/011_flaky_lifecycle.js';
 import * as m012 from './migrations/012_oidc.js';
 import * as m014 from './migrations/014_failure_intelligence.js';
 import type { Database as Schema } from './schema.js';
@@ -41,6 +42,7 @@ const migrations: Record<string, DialectMigration> = {
   '008_run_summary': m008,
   '009_attempts': m009,
   '010_secrets_at_rest': m010,
+  '011_flaky_lifecycle': m011,
   '012_oidc': m012,
   '014_failure_intelligence': m014,
 };

@@ -13,7 +13,7 @@ export interface TeamsTable { id: string; name: string; created_at: string; upda
 export interface TeamMembersTable { id: string; team_id: string; user_id: string; role: string; joined_at: string }
 export interface InvitationsTable { id: string; team_id: string; email: string; role: string; status: string; token_hash: string; invited_by: string | null; expires_at: string; accepted_at: string | null; created_at: string; updated_at: string }
 export interface ProjectsTable { id: string; team_id: string; name: string; created_at: string; updated_at: string }
-export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; default_branch: Generated<string>; shard_timeout_minutes: number; updated_at: string }
+export interface ProjectSettingsTable { project_id: string; data_retention_days: number; flakiness_threshold: number; auto_quarantine_enabled: Bool; default_branch: Generated<string>; shard_timeout_minutes: number; updated_at: string; auto_quarantine_min_runs: Generated<number>; auto_release_after_passes: Generated<number> }
 export interface ApiKeysTable { id: string; project_id: string; name: string; key_hash: string; last4: string; is_active: Bool; expires_at: string | null; last_used_at: string | null; created_by: string | null; created_at: string; updated_at: string }
 export interface RunsTable {
   id: string; project_id: string; status: string; branch: string | null; commit_sha: string | null; commit_message: string | null;
@@ -26,6 +26,8 @@ export interface RunsTable {
   /** Set only on runs of a CI build (hash of ciBuildId + group); unique per project. */
   build_key: string | null; ci_group: string | null; current_attempt: Generated<number>;
   finish_reason: string | null; finish_count: Generated<number>;
+  /** CODEOWNERS text the run was sent, and where its tests' file paths start in the repository. */
+  codeowners: string | null; root_dir_in_repo: string | null;
 }
 export interface RunShardsTable {
   run_id: string; shard_index: number; attempt: number; status: string;
@@ -38,6 +40,9 @@ export interface TestCasesTable {
   is_quarantined: Generated<Bool>; quarantined_at: string | null; quarantine_source: string | null;
   flakiness_score: Generated<number>; total_runs: Generated<number>; flaky_runs: Generated<number>; last_flaky_at: string | null;
   stats_dirty: Generated<Bool>; created_at: string; updated_at: string;
+  /** JSON array: the owners of the latest result. */
+  owners: string | null;
+  released_at: string | null;
 }
 export interface TestsTable {
   id: string; run_id: string; project_id: string; case_id: string; title: string; full_title: string; file_path: string | null;
@@ -49,12 +54,16 @@ export interface TestsTable {
   error_fingerprint: string | null;
   /** JSON of the test's tries (contract `attemptInput` as parsed), NULL when none were sent. */
   attempts?: string | null;
+  /** JSON array of CODEOWNERS owners; null = none known. */
+  owners: string | null;
 }
 export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; retry?: number | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
 export interface WebhooksTable { id: string; project_id: string; url: string; events: string; format: Generated<string>; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }
 export interface WebhookDeliveriesTable { id: string; webhook_id: string; project_id: string; event: string; payload: string; status: string; attempt_count: Generated<number>; next_attempt_at: string | null; locked_until: string | null; created_at: string; updated_at: string }
 export interface WebhookAttemptsTable { id: string; delivery_id: string; attempt: number; status_code: number | null; error: string | null; duration_ms: number; created_at: string }
 export interface IdempotencyKeysTable { id: string; scope: string; key: string; method: string; path: string; request_hash: string; status_code: number | null; response_body: string | null; created_at: string }
+
+export interface QuarantineEventsTable { id: string; project_id: string; case_id: string; action: string; actor_type: string; actor_id: string; actor_name: string; reason: string; score: number; created_at: string }
 
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
@@ -82,4 +91,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_windows: RateLimitWindowsTable;
+  quarantine_events: QuarantineEventsTable;
 }

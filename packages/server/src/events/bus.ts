@@ -1,9 +1,24 @@
-import type { Run } from '@testreport/contract';
+import type { QuarantineEvent, Run } from '@testreport/contract';
+
+/** A quarantine change as webhooks announce it (`test.quarantined` / `test.released`). */
+export interface QuarantineChanged extends QuarantineEvent {
+  projectId: string;
+  caseId: string;
+  /** The case's latest result: what its page and links show. */
+  testId: string;
+  title: string;
+  fullTitle: string;
+  filePath: string | null;
+  owners: string[];
+  isBroken: boolean;
+}
 import type { Logger } from '../lib/logger.js';
 
 /** Internal events. `run.finished` fires once each time a run finishes (docs/decisions.md §8). */
 export interface EventMap {
   'run.finished': { run: Run };
+  /** Fires once per quarantine change, inside the transaction that made it. */
+  'test.quarantine': { change: QuarantineChanged };
 }
 type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promise<void>;
 

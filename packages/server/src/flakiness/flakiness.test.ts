@@ -63,11 +63,11 @@ describe('flakiness scores', () => {
     expect(body.data).toEqual([
       {
         testId: ids.A[6], caseId: expect.any(String), testTitle: 'A', fullTitle: 'suite > A', filePath: 'tests/cart.spec.ts',
-        flakinessScore: 0.5, totalRuns: 6, flakyRuns: 3, lastFlakyAt: created.A[2], isQuarantined: false,
+        flakinessScore: 0.5, totalRuns: 6, flakyRuns: 3, lastFlakyAt: created.A[2], isQuarantined: false, isBroken: false, owners: [],
       },
       {
         testId: ids.B[6], caseId: expect.any(String), testTitle: 'B', fullTitle: 'suite > B', filePath: 'tests/cart.spec.ts',
-        flakinessScore: 0.1429, totalRuns: 7, flakyRuns: 1, lastFlakyAt: created.B[2], isQuarantined: false,
+        flakinessScore: 0.1429, totalRuns: 7, flakyRuns: 1, lastFlakyAt: created.B[2], isQuarantined: false, isBroken: false, owners: [],
       },
     ]);
     expect(body.summary.totalFlakyTests).toBe(2);

@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { ownedBy } from '../owners/filter.js';
 import { FLAKINESS_WINDOW, type CaseStats, type ScoredResult } from './score.js';
+
+export interface BranchResult {
+  id: string;
+  status: string;
+  isFlaky: boolean;
+  createdAt: string;
+}
 
 export function createFlakinessRepo(db: Db) {
   return {
@@ -73,21 +81,61 @@ export function createFlakinessRepo(db: Db) {
       return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
     },
 
-    /** Auto-quarantine (docs/decisions.md §7): cases of the run with ≥ minRuns scored results and score ≥ threshold. */
-    async quarantineFlakyCasesOfRun(runId: string, threshold: number, minRuns: number, at: string): Promise<number> {
-      const res = await db
-        .updateTable('test_cases')
-        .set({ is_quarantined: 1, quarantined_at: at, quarantine_source: 'auto', updated_at: at })
+    /**
+     * Auto-quarantine candidates among the run's cases (docs/decisions.md §7, §13): not quarantined, ≥ minRuns
+     * scored results, score ≥ threshold, and a flaky result since the case was last released.
+     */
+    async quarantineCandidatesOfRun(runId: string, threshold: number, minRuns: number) {
+      return db
+        .selectFrom('test_cases')
+        .select(['id', 'flakiness_score', 'total_runs'])
         .where('id', 'in', (eb) => eb.selectFrom('tests').select('case_id').where('run_id', '=', runId))
         .where('is_quarantined', '=', 0)
         .where('total_runs', '>=', minRuns)
         .where('flakiness_score', '>=', threshold)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows);
+        .where((eb) => eb.or([eb('released_at', 'is', null), eb('last_flaky_at', '>', eb.ref('released_at'))]))
+        .orderBy('id')
+        .execute();
     },
 
-    async list(q: { projectId: string; minScore?: number; quarantined?: boolean; limit: number; offset: number }) {
+    async quarantinedCasesOfRun(runId: string) {
+      return db
+        .selectFrom('test_cases')
+        .select(['id', 'quarantined_at'])
+        .where('id', 'in', (eb) => eb.selectFrom('tests').select('case_id').where('run_id', '=', runId))
+        .where('is_quarantined', '=', 1)
+        .orderBy('id')
+        .execute();
+    },
+
+    /** The newest `n` non-skipped results of each case on `branch`, newest first (one statement, as `windows`). */
+    async lastOnBranch(caseIds: string[], branch: string, n: number): Promise<Map<string, BranchResult[]>> {
+      const out = new Map<string, BranchResult[]>(caseIds.map((id) => [id, []]));
+      if (caseIds.length === 0) return out;
+      const arm = (caseId: string, i: number) =>
+        db
+          .selectFrom(
+            db
+              .selectFrom('tests')
+              .select(['id', 'case_id', 'status', 'is_flaky', 'created_at'])
+              .where('case_id', '=', caseId)
+              .where('branch', '=', branch)
+              .where('status', '<>', 'skipped')
+              .orderBy('id', 'desc')
+              .limit(n)
+              .as(`b${i}`),
+          )
+          .selectAll();
+      let query = arm(caseIds[0], 0);
+      for (let i = 1; i < caseIds.length; i++) query = query.unionAll(arm(caseIds[i], i));
+      for (const r of await query.execute()) out.get(r.case_id)!.push({ id: r.id, status: r.status, isFlaky: r.is_flaky === 1, createdAt: r.created_at });
+      for (const list of out.values()) list.sort((a, b) => (a.id < b.id ? 1 : -1));
+      return out;
+    },
+
+    async list(q: { projectId: string; minScore?: number; quarantined?: boolean; owner?: string; limit: number; offset: number }) {
       let base = db.selectFrom('test_cases').where('project_id', '=', q.projectId).where('latest_test_id', 'is not', null);
+      if (q.owner) base = base.where(ownedBy(q.owner));
       if (q.quarantined === true) base = base.where('is_quarantined', '=', 1);
       else base = base.where('flakiness_score', '>', 0);
       if (q.quarantined === false) base = base.where('is_quarantined', '=', 0);
@@ -108,14 +156,6 @@ export function createFlakinessRepo(db: Db) {
 
     async caseOfTest(testId: string) {
       return db.selectFrom('tests').select(['case_id', 'project_id']).where('id', '=', testId).executeTakeFirst();
-    },
-
-    async setQuarantine(caseId: string, on: boolean, at: string) {
-      await db
-        .updateTable('test_cases')
-        .set({ is_quarantined: on ? 1 : 0, quarantined_at: on ? at : null, quarantine_source: on ? 'manual' : null, updated_at: at })
-        .where('id', '=', caseId)
-        .execute();
     },
   };
 }

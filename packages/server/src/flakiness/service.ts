@@ -1,14 +1,17 @@
-import type { FlakinessEntry } from '@testreport/contract';
+import type { FlakinessEntry, QuarantineEvent } from '@testreport/contract';
+import { SETTINGS_DEFAULTS } from '@testreport/contract';
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { chunk } from '../db/batch.js';
-import { afterCommit } from '../db/transaction.js';
+import { afterCommit, inTransaction } from '../db/transaction.js';
+import { fromJson } from '../db/values.js';
 import { createFlakinessRepo } from './repo.js';
 import { scoreCase } from './score.js';
+import { createQuarantineChanges, POLICY_ACTORS, type Actor } from './changes.js';
+import { createQuarantineEventRepo, toQuarantineEvent } from './eventsRepo.js';
+import { isBroken, quarantineReason, releasable, releaseReason } from './policy.js';
 
-/** Auto-quarantine needs this many scored results before it trusts a score (docs/decisions.md §7). */
-const AUTO_QUARANTINE_MIN_RUNS = 5;
 /** Cases recomputed per transaction (two statements), so a big recompute does not hold the database for long. */
 const RECOMPUTE_CHUNK = 100;
 const DAY_MS = 86_400_000;
@@ -20,15 +23,17 @@ const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
  * dirty; dirty cases are recomputed when a run finishes (that run's cases), before GET /flakiness
  * (that project's dirty cases) and before a test page shows its case. No request ever scans all results.
  *
- * A finish waits for the recompute only when auto-quarantine must decide on the new scores. Otherwise
- * the recompute runs after the finish has committed and answered: it took 0.2–0.7 s for a 2,000-test
- * run and 17 s for 200,000, time the reporter and `reporter upload` spent waiting on the finishing
- * PATCH (issue 18). Nothing is lost if the server stops first: the cases stay dirty, and every reader
- * of the stats recomputes dirty cases before it reads.
+ * A finish waits for the recompute only when a policy (auto-quarantine, auto-release) must decide on
+ * the new scores. Otherwise the recompute runs after the finish has committed and answered: it took
+ * 0.2–0.7 s for a 2,000-test run and 17 s for 200,000, time the reporter and `reporter upload` spent
+ * waiting on the finishing PATCH (issue 18). Nothing is lost if the server stops first: the cases
+ * stay dirty, and every reader of the stats recomputes dirty cases before it reads.
  */
 export function createFlakinessService(deps: Deps) {
   const { db } = deps;
   const repo = createFlakinessRepo(db);
+  const events = createQuarantineEventRepo(db);
+  const change = createQuarantineChanges(deps);
 
   async function windowStart(projectId: string): Promise<string> {
     const days = (await repo.settings(projectId))?.data_retention_days ?? 30;
@@ -48,9 +53,40 @@ export function createFlakinessService(deps: Deps) {
     }
   }
 
+  type Settings = NonNullable<Awaited<ReturnType<typeof repo.settings>>>;
+
+  /**
+   * The policies of decisions §13 over the cases of a finished run, on their fresh scores. Each
+   * change is a conditional UPDATE in a transaction (changes.ts): a second server deciding the same
+   * at the same time writes nothing. Inside the finishing transaction each is a savepoint.
+   */
+  async function applyPolicies(runId: string, s: Settings) {
+    const minRuns = s.auto_quarantine_min_runs;
+    if (s.auto_quarantine_enabled === 1) {
+      const candidates = await repo.quarantineCandidatesOfRun(runId, s.flakiness_threshold, minRuns);
+      const last = await repo.lastOnBranch(candidates.map((c) => c.id), s.default_branch, minRuns);
+      let n = 0;
+      for (const c of candidates) {
+        if (isBroken(last.get(c.id)!, minRuns)) continue;
+        const reason = quarantineReason(c.flakiness_score, s.flakiness_threshold, c.total_runs);
+        if (await inTransaction(db, () => change({ caseId: c.id, on: true, actor: POLICY_ACTORS.quarantine, reason, source: 'auto', isBroken: false }))) n++;
+      }
+      if (n > 0) deps.logger.info(`auto-quarantined ${n} test case(s) after run ${runId}`);
+    }
+    const passes = s.auto_release_after_passes;
+    if (passes > 0) {
+      const quarantined = await repo.quarantinedCasesOfRun(runId);
+      const last = await repo.lastOnBranch(quarantined.map((c) => c.id), s.default_branch, passes);
+      for (const c of quarantined) {
+        if (!releasable(last.get(c.id)!, passes, c.quarantined_at)) continue;
+        await inTransaction(db, () => change({ caseId: c.id, on: false, actor: POLICY_ACTORS.release, reason: releaseReason(passes, s.default_branch), source: 'auto', isBroken: false }));
+      }
+    }
+  }
+
   deps.events.on('run.finished', async ({ run }) => {
     const settings = await repo.settings(run.projectId);
-    if (!settings || settings.auto_quarantine_enabled !== 1) {
+    if (!settings || (settings.auto_quarantine_enabled !== 1 && settings.auto_release_after_passes === 0)) {
       afterCommit(() => {
         repo
           .dirtyCasesOfRun(run.id)
@@ -60,9 +96,31 @@ export function createFlakinessService(deps: Deps) {
       return;
     }
     await recompute(run.projectId, await repo.dirtyCasesOfRun(run.id));
-    const n = await repo.quarantineFlakyCasesOfRun(run.id, settings.flakiness_threshold, AUTO_QUARANTINE_MIN_RUNS, deps.config.now().toISOString());
-    if (n > 0) deps.logger.info(`auto-quarantined ${n} test case(s) after run ${run.id}`);
+    await applyPolicies(run.id, settings);
   });
+
+  /** Which of these cases are broken now (the flaky page and webhooks show it). */
+  async function brokenOf(projectId: string, caseIds: string[]): Promise<Set<string>> {
+    const s = await repo.settings(projectId);
+    const minRuns = s?.auto_quarantine_min_runs ?? SETTINGS_DEFAULTS.autoQuarantineMinRuns;
+    const last = await repo.lastOnBranch(caseIds, s?.default_branch ?? SETTINGS_DEFAULTS.defaultBranch, minRuns);
+    return new Set(caseIds.filter((id) => isBroken(last.get(id)!, minRuns)));
+  }
+
+  async function actorOf(principal: Principal): Promise<Actor> {
+    if (principal.kind === 'apiKey') return { type: 'apiKey', id: principal.keyId, name: principal.name };
+    if (principal.kind === 'user') {
+      const user = await db.selectFrom('users').select('name').where('id', '=', principal.userId).executeTakeFirst();
+      return { type: 'user', id: principal.userId, name: user?.name || principal.email };
+    }
+    throw new Error('an anonymous caller cannot change a quarantine');
+  }
+
+  async function caseInProject(testId: string, projectId: string) {
+    const found = await repo.caseOfTest(testId);
+    if (!found || found.project_id !== projectId) throw new NotFoundError('Test');
+    return found.case_id;
+  }
 
   return {
     internal: {
@@ -70,12 +128,18 @@ export function createFlakinessService(deps: Deps) {
       async refresh(projectId: string, caseIds: string[]) {
         await recompute(projectId, caseIds);
       },
+      /** The policy pass of a finished run, as its finish runs it (and as two servers may run it at once). */
+      async applyPolicies(projectId: string, runId: string) {
+        const settings = await repo.settings(projectId);
+        if (settings) await applyPolicies(runId, settings);
+      },
     },
 
-    async list(principal: Principal, q: { projectId: string; minScore?: number; quarantined?: boolean; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; minScore?: number; quarantined?: boolean; owner?: string; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
       await recompute(q.projectId, await repo.dirtyCasesOfProject(q.projectId));
       const { rows, summary } = await repo.list(q);
+      const broken = await brokenOf(q.projectId, rows.map((r) => r.id));
       const data: FlakinessEntry[] = rows.map((r) => ({
         testId: r.latest_test_id!,
         caseId: r.id,
@@ -87,6 +151,8 @@ export function createFlakinessService(deps: Deps) {
         flakyRuns: r.flaky_runs,
         lastFlakyAt: r.last_flaky_at,
         isQuarantined: r.is_quarantined === 1,
+        isBroken: broken.has(r.id),
+        owners: fromJson<string[]>(r.owners, []),
       }));
       return {
         data,
@@ -101,14 +167,24 @@ export function createFlakinessService(deps: Deps) {
       };
     },
 
-    /** Quarantines or releases the case of any of its results. */
-    async setQuarantine(principal: Principal, input: { testId: string; projectId: string; isQuarantined: boolean }) {
+    /** Quarantines or releases the case of any of its results; a change writes one event (a repeat writes none). */
+    async setQuarantine(principal: Principal, input: { testId: string; projectId: string; isQuarantined: boolean; reason?: string }) {
       await deps.authz.project(principal, input.projectId, 'quarantine', 'param');
-      const found = await repo.caseOfTest(input.testId);
-      if (!found || found.project_id !== input.projectId) throw new NotFoundError('Test');
-      const at = deps.config.now().toISOString();
-      await repo.setQuarantine(found.case_id, input.isQuarantined, at);
-      return { testId: input.testId, isQuarantined: input.isQuarantined, updatedAt: at };
+      const caseId = await caseInProject(input.testId, input.projectId);
+      const actor = await actorOf(principal);
+      const reason = input.reason?.trim() || (input.isQuarantined ? 'quarantined by hand' : 'released by hand');
+      await inTransaction(db, async () => {
+        const broken = await brokenOf(input.projectId, [caseId]);
+        await change({ caseId, on: input.isQuarantined, actor, reason, source: 'manual', isBroken: broken.has(caseId) });
+      });
+      return { testId: input.testId, isQuarantined: input.isQuarantined, updatedAt: deps.config.now().toISOString() };
+    },
+
+    /** GET /flakiness/:testId/events: the case's quarantine changes, newest first. */
+    async events(principal: Principal, input: { testId: string; projectId: string }): Promise<{ data: QuarantineEvent[] }> {
+      await deps.authz.project(principal, input.projectId, 'read', 'param');
+      const caseId = await caseInProject(input.testId, input.projectId);
+      return { data: (await events.ofCase(caseId)).map(toQuarantineEvent) };
     },
   };
 }

@@ -11,5 +11,7 @@ export const toSettings = (r: Selectable<ProjectSettingsTable>): ProjectSettings
   autoQuarantineEnabled: bool(r.auto_quarantine_enabled),
   defaultBranch: r.default_branch,
   shardTimeoutMinutes: r.shard_timeout_minutes,
+  autoQuarantineMinRuns: r.auto_quarantine_min_runs,
+  autoReleaseAfterPasses: r.auto_release_after_passes,
   updatedAt: r.updated_at,
 });

@@ -9,7 +9,7 @@ import { removeProjectFiles } from './files.js';
 import { toProject, toSettings } from './present.js';
 import { createProjectRepo } from './repo.js';
 
-type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean; defaultBranch?: string; shardTimeoutMinutes?: number };
+type SettingsPatch = { dataRetentionDays?: number; flakinessThreshold?: number; autoQuarantineEnabled?: boolean; defaultBranch?: string; shardTimeoutMinutes?: number; autoQuarantineMinRuns?: number; autoReleaseAfterPasses?: number };
 
 const settingsColumns = (p: SettingsPatch): Updateable<ProjectSettingsTable> => ({
   ...(p.dataRetentionDays !== undefined ? { data_retention_days: p.dataRetentionDays } : {}),
@@ -17,6 +17,8 @@ const settingsColumns = (p: SettingsPatch): Updateable<ProjectSettingsTable> => 
   ...(p.autoQuarantineEnabled !== undefined ? { auto_quarantine_enabled: p.autoQuarantineEnabled ? 1 : 0 } : {}),
   ...(p.defaultBranch !== undefined ? { default_branch: p.defaultBranch } : {}),
   ...(p.shardTimeoutMinutes !== undefined ? { shard_timeout_minutes: p.shardTimeoutMinutes } : {}),
+  ...(p.autoQuarantineMinRuns !== undefined ? { auto_quarantine_min_runs: p.autoQuarantineMinRuns } : {}),
+  ...(p.autoReleaseAfterPasses !== undefined ? { auto_release_after_passes: p.autoReleaseAfterPasses } : {}),
 });
 
 export function createProjectService(deps: Deps) {

@@ -1,6 +1,8 @@
 import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
+import type { QuarantineEvent } from '@testreport/contract';
+import { createQuarantineEventRepo, toQuarantineEvent } from '../flakiness/eventsRepo.js';
 
 export interface CaseState {
   caseId: string;
@@ -9,6 +11,8 @@ export interface CaseState {
   flakyRuns: number;
   isQuarantined: boolean;
   quarantinedAt: string | null;
+  /** Its quarantine changes, newest first (decisions §13). */
+  events: QuarantineEvent[];
 }
 
 /** The case behind a result: its flakiness score and quarantine state (the test page's header). */
@@ -37,6 +41,7 @@ export function createCaseStateService(deps: Deps, flakiness: { refresh(projectI
         flakyRuns: row.flaky_runs,
         isQuarantined: row.is_quarantined === 1,
         quarantinedAt: row.quarantined_at,
+        events: (await createQuarantineEventRepo(deps.db).ofCase(row.id)).map(toQuarantineEvent),
       };
     },
   };

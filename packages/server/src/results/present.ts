@@ -27,10 +27,11 @@ export const toTest = (r: TestRow): Test => ({
   error: fromJson<TestError | null>(r.error, null),
   stdout: r.stdout,
   stderr: r.stderr,
+  owners: fromJson<string[]>(r.owners, []),
   createdAt: r.created_at,
 });
 
-export const toTestListItem = (r: Pick<TestRow, 'id' | 'run_id' | 'title' | 'full_title' | 'file_path' | 'status' | 'duration' | 'is_flaky' | 'error' | 'run_attempt' | 'created_at'>): TestListItem => ({
+export const toTestListItem = (r: Pick<TestRow, 'id' | 'run_id' | 'title' | 'full_title' | 'file_path' | 'status' | 'duration' | 'is_flaky' | 'error' | 'owners' | 'run_attempt' | 'created_at'>): TestListItem => ({
   id: r.id,
   runId: r.run_id,
   title: r.title,
@@ -40,6 +41,7 @@ export const toTestListItem = (r: Pick<TestRow, 'id' | 'run_id' | 'title' | 'ful
   duration: r.duration,
   isFlaky: bool(r.is_flaky),
   error: fromJson<TestError | null>(r.error, null),
+  owners: fromJson<string[]>(r.owners, []),
   ciAttempt: r.run_attempt,
   createdAt: r.created_at,
 });

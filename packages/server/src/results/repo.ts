@@ -4,6 +4,7 @@ import type { TestsTable } from '../db/schema.js';
 import { rowsPerStatement } from '../db/batch.js';
 import { insertMany, writeMany } from '../db/bulk.js';
 import { containsIgnoringCase } from '../db/text.js';
+import { ownedBy } from '../owners/filter.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -15,10 +16,12 @@ export interface CaseKey {
   title: string;
   /** The newest result of this batch for the case (ids are time-ordered, so it is the case's newest). */
   latestTestId: string;
+  /** That result's owners column. */
+  owners: string | null;
 }
 
-/** 9 bound values per case row; statements stay far below every dialect's limit. */
-const CASE_ROWS_PER_UPSERT = rowsPerStatement(9, 500);
+/** 10 bound values per case row; statements stay far below every dialect's limit. */
+const CASE_ROWS_PER_UPSERT = rowsPerStatement(10, 500);
 /** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
 export const TOTAL_COUNT_CAP = 10_000;
 
@@ -39,25 +42,24 @@ export function createTestRepo(db: Db) {
         .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
         .map((k) => ({
           id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
-          latest_test_id: k.latestTestId, stats_dirty: 1, created_at: at, updated_at: at,
+          latest_test_id: k.latestTestId, owners: k.owners, stats_dirty: 1, created_at: at, updated_at: at,
         }));
       const returned = await writeMany<{ id: string; project_id: string; file_path: string; full_title: string }>(db, rows, (part) =>
         db
           .insertInto('test_cases')
           .values(part as typeof rows)
-          .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => ({
-            title: eb.ref('excluded.title'),
+          .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => {
             // Batches of several servers commit in any order: the newest result (ids are
-            // time-ordered) wins, not the last commit.
-            latest_test_id: eb
-              .case()
-              .when(eb.or([eb('test_cases.latest_test_id', 'is', null), eb('excluded.latest_test_id', '>', eb.ref('test_cases.latest_test_id'))]))
-              .then(eb.ref('excluded.latest_test_id'))
-              .else(eb.ref('test_cases.latest_test_id'))
-              .end(),
+            // time-ordered) wins, not the last commit; its owners go with it.
+            const newer = eb.or([eb('test_cases.latest_test_id', 'is', null), eb('excluded.latest_test_id', '>', eb.ref('test_cases.latest_test_id'))]);
+            return {
+            title: eb.ref('excluded.title'),
+            latest_test_id: eb.case().when(newer).then(eb.ref('excluded.latest_test_id')).else(eb.ref('test_cases.latest_test_id')).end(),
+            owners: eb.case().when(newer).then(eb.ref('excluded.owners')).else(eb.ref('test_cases.owners')).end(),
             stats_dirty: 1,
             updated_at: eb.ref('excluded.updated_at'),
-          })))
+            };
+          }))
           .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT);
       for (const r of returned) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
       return ids;
@@ -72,7 +74,7 @@ export function createTestRepo(db: Db) {
     },
 
     /** `latestAttemptOnly`: of a re-run CI build's run, each case's results of its latest attempt only (docs/decisions.md §13). */
-    async list(q: { projectId: string; runId?: string; status?: string; search?: string; limit: number; offset: number; latestAttemptOnly?: boolean }) {
+    async list(q: { projectId: string; runId?: string; status?: string; search?: string; owner?: string; limit: number; offset: number; latestAttemptOnly?: boolean }) {
       // With a runId (whose project the service has checked) the run alone is the filter: adding
       // project_id would lead SQLite to walk the project's index newest-first instead of the run's.
       let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
@@ -88,12 +90,13 @@ export function createTestRepo(db: Db) {
         );
       }
       if (q.status) base = base.where('status', '=', q.status);
+      if (q.owner) base = base.where(ownedBy(q.owner));
       if (q.search) {
         const search = q.search;
         base = base.where((eb) => eb.or(['title', 'full_title', 'file_path', 'error_message'].map((col) => containsIgnoringCase(col, search))));
       }
       const rows = await base
-        .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'run_attempt', 'created_at'])
+        .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'owners', 'run_attempt', 'created_at'])
         .orderBy('id', 'desc')
         .limit(q.limit)
         .offset(q.offset)

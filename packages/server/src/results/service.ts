@@ -20,6 +20,8 @@ function errorFile(t: { attempts?: { errors?: { location?: { file: string } }[] 
   }
   return undefined;
 }
+import { ownersResolver, type OwnersOf } from '../owners/codeowners.js';
+import { ownersColumn } from '../owners/filter.js';
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
@@ -33,10 +35,14 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
   async function checkScope(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf) {
     await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
     const runIds = [...new Set(tests.map((t) => t.runId))];
-    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null }>();
+    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null; ownersOf: OwnersOf }>();
     for (let i = 0; i < runIds.length; i += 500) {
-      const rows = await db.selectFrom('runs').select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key']).where('id', 'in', runIds.slice(i, i + 500)).execute();
-      for (const r of rows) runs.set(r.id, r);
+      const rows = await db
+        .selectFrom('runs')
+        .select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'codeowners', 'root_dir_in_repo'])
+        .where('id', 'in', runIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
     }
     tests.forEach((t, i) => {
       const run = runs.get(t.runId);
@@ -55,12 +61,14 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       const ids = tests.map(() => newId());
       // Each test's case key once: it is hashed for the map, sorted and looked up again below.
       const keys: string[] = new Array(tests.length);
+      const owners: (string | null)[] = new Array(tests.length);
       const cases = new Map<string, CaseKey>();
       tests.forEach((t, i) => {
         const filePath = t.filePath ?? '';
         const key = caseKey(t.projectId, filePath, t.fullTitle);
         keys[i] = key;
-        cases.set(key, { key, projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i] });
+        owners[i] = ownersColumn(runs.get(t.runId)!.ownersOf(t.filePath ?? null));
+        cases.set(key, { key, projectId: t.projectId, filePath, fullTitle: t.fullTitle, title: t.title, latestTestId: ids[i], owners: owners[i] });
       });
       const caseIds = await repo.upsertCases([...cases.values()], newId, at);
       const rows: TestRow[] = tests.map((t, i) => {
@@ -95,6 +103,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
           commit_sha: run.commit_sha,
           // The run's attempt when stored: a CI re-run raises it, so its results supersede older ones.
           run_attempt: run.current_attempt,
+          owners: owners[i],
           created_at: at,
         };
       });
@@ -135,7 +144,7 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
       return { data: await store(principal, tests, (i, field) => `tests[${i}].${field}`) };
     },
 
-    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; superseded?: boolean; limit: number; offset: number }) {
+    async list(principal: Principal, q: { projectId: string; runId?: string; status?: string; search?: string; owner?: string; superseded?: boolean; limit: number; offset: number }) {
       await deps.authz.project(principal, q.projectId, 'read', 'param');
       let latestAttemptOnly = false;
       if (q.runId) {

@@ -48,7 +48,7 @@ describe('POST /tests', () => {
       lineNumber: 12, status: 'failed', duration: 120, retries: 2, attempt: 3, isFlaky: false, tags: ['@cart'],
       annotations: [{ type: 'issue', description: 'JIRA-1' }],
       error: { message: 'Expected 1, received 0', stack: 'at cart.spec.ts:12', expected: '1', actual: '0' },
-      stdout: 'log line', stderr: 'warn line', createdAt: b.createdAt, attempts: [],
+      stdout: 'log line', stderr: 'warn line', owners: [], createdAt: b.createdAt, attempts: [],
     });
     const st = await t.api('GET', `/tests/${b.id}/steps`, { auth: t.apiKey });
     expect(st.status).toBe(200);
@@ -153,7 +153,7 @@ describe('GET /tests', () => {
     const all = await q('');
     expect(all).toMatchObject({ total: 4, limit: 50, offset: 0 });
     expect(all.data.map((x: { id: string }) => x.id)).toEqual([d.id, c.id, b.id, a.id]);
-    expect(Object.keys(all.data[0]).sort()).toEqual(['ciAttempt', 'createdAt', 'duration', 'error', 'filePath', 'fullTitle', 'id', 'isFlaky', 'runId', 'status', 'title'].sort());
+    expect(Object.keys(all.data[0]).sort()).toEqual(['ciAttempt', 'createdAt', 'duration', 'error', 'filePath', 'fullTitle', 'id', 'isFlaky', 'owners', 'runId', 'status', 'title'].sort());
     expect(all.data[2].error).toEqual({ message: 'Timeout 5000ms exceeded' });
     expect((await q('&status=failed')).data.map((x: { id: string }) => x.id)).toEqual([b.id]);
     expect((await q('&search=LOGIN')).data.map((x: { id: string }) => x.id)).toEqual([a.id]);

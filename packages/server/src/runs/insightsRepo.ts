@@ -1,3 +1,4 @@
+import { fromJson } from '../db/values.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
@@ -13,6 +14,8 @@ export interface CaseOutcome {
   errorMessage: string | null;
   /** errorGroups/fingerprint.ts; null without an error. */
   errorFingerprint: string | null;
+  /** CODEOWNERS owners of the result's file (docs/decisions.md §13). */
+  owners: string[];
 }
 
 /** Escapes LIKE wildcards; used with `escape '\'`, which SQLite and PostgreSQL both understand. */
@@ -53,8 +56,10 @@ export function createInsightsRepo(db: Db) {
       const out: CaseOutcome[] = [];
       for (const ids of chunk(testIds, 500)) {
         if (ids.length === 0) continue;
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint']).where('id', 'in', ids).execute();
-        for (const r of rows) out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint });
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint', 'owners']).where('id', 'in', ids).execute();
+        for (const r of rows) {
+          out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint, owners: fromJson<string[]>(r.owners, []) });
+        }
       }
       return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
     },

@@ -124,6 +124,8 @@ export function createRunService(deps: Deps) {
         current_attempt: 1,
         finish_reason: FINISHED.has(input.status) ? 'status' : null,
         finish_count: FINISHED.has(input.status) ? 1 : 0,
+        codeowners: input.codeowners?.trim() ? input.codeowners : null,
+        root_dir_in_repo: input.rootDirInRepo?.trim() || null,
       };
       if (input.ciBuildId !== undefined) {
         const ciBuildId = input.ciBuildId;

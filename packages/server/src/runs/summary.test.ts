@@ -56,7 +56,7 @@ describe('GET /runs/:id/summary', () => {
     const newly = s.failed.items[0];
     expect(newly).toEqual({
       testId: feature.testIds.newly, title: 'newly', fullTitle: 'cart > newly', filePath: 'tests/newly.spec.ts', status: 'failed',
-      error: 'Error: expect(received).toBe(expected)', newError: true, errorFirstSeen: null, quarantined: false, url: `${t.url}/tests/${feature.testIds.newly}`,
+      error: 'Error: expect(received).toBe(expected)', newError: true, errorFirstSeen: null, quarantined: false, owners: [], url: `${t.url}/tests/${feature.testIds.newly}`,
     });
     expect(s.failed.items[1].quarantined).toBe(true);
     expect(s.fixed.items[0].error).toBeNull();

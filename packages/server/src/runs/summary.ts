@@ -52,7 +52,7 @@ export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['in
         testId: t.testId, title: t.title, fullTitle: t.fullTitle, filePath: t.filePath, status: t.status,
         error: t.status === 'failed' ? firstErrorLine(t.errorMessage) : null,
         ...errorNovelty(seen(t), row.id),
-        quarantined: quarantined.has(t.caseId), url: `${appUrl}/tests/${t.testId}`,
+        quarantined: quarantined.has(t.caseId), owners: t.owners, url: `${appUrl}/tests/${t.testId}`,
       })),
     });
     const baseRun = facts.comparison.baseRun;

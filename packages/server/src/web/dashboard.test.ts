@@ -241,6 +241,26 @@ describe('flaky page and roles', () => {
     expect((await page(path, { cookie: member.cookie })).html).toContain('>Release</button>');
     // The service still decides: a viewer's post is refused.
     expect((await page(`${path}/quarantine`, { cookie: viewer.cookie, form: { testId, quarantined: 'false', back: path } })).status).toBe(403);
+    // The test page shows who quarantined it (decisions §13).
+    const testPage = await page(`/tests/${testId}`, { cookie: viewer.cookie });
+    expect(testPage.html).toContain('Quarantine history');
+    expect(testPage.html).toMatch(new RegExp(`<b>quarantined</b>.*by ${member.email.split('@')[0]} <span class="muted">\\(user\\)</span>: quarantined by hand`));
+  });
+
+  it('shows owners from CODEOWNERS and filters the flaky page by owner', async () => {
+    const run = await createRun(t, { branch: 'main', codeowners: '* @acme/all\nbilling.spec.ts @acme/billing\n' });
+    const [billed] = await postTests(t, [testBody(run.id, t.projectId, { title: 'bills', fullTitle: 'billing > bills', filePath: 'billing.spec.ts', status: 'flaky', retries: 1 })]);
+    await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'passed' } });
+    const path = `/projects/${t.projectId}/flaky`;
+    const mine = await page(`${path}?owner=%40acme%2Fbilling`, { cookie: t.owner.cookie });
+    expect(mine.html).toContain('bills');
+    expect(mine.html).toContain('@acme/billing');
+    expect(mine.html).not.toContain('searches');
+    expect(mine.html).toContain('value="@acme/billing"');
+    expect((await page(`${path}?owner=%40nobody`, { cookie: t.owner.cookie })).html).toContain('No flaky tests owned by @nobody');
+    expect((await page(`/tests/${billed.id}`, { cookie: t.owner.cookie })).html).toMatch(/Owners: <span class="owners"><span class="badge mono">@acme\/billing<\/span>/);
+    // The run page names the owners of its flaky (and failing) tests.
+    expect((await page(`/runs/${run.id}`, { cookie: t.owner.cookie })).html).toMatch(/billing\.spec\.ts<\/span> <span class="owners"><span class="badge mono">@acme\/billing<\/span>/);
   });
 });
 

@@ -132,13 +132,18 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
     page(services, async (c) => {
       const principal = c.get('principal');
       const projectId = param(c);
-      const filters = { quarantined: oneOf(c.req.query('quarantined'), ['true', 'false']), minScore: oneOf(c.req.query('minScore'), ['0.1', '0.2', '0.5']) };
+      const filters = {
+        quarantined: oneOf(c.req.query('quarantined'), ['true', 'false']),
+        minScore: oneOf(c.req.query('minScore'), ['0.1', '0.2', '0.5']),
+        owner: text(c.req.query('owner')),
+      };
       const pageNo = pageOf(c.req.query('page'));
       // Like every page: a project out of reach is "not found", not the service's 403 for a projectId parameter.
       const nav = await loadNav(services, principal, projectId, 'flaky');
       if (!nav.current) return renderError(c, services, new NotFoundError('Project'));
       const list = await services.flakiness.list(principal, {
         projectId,
+        owner: filters.owner,
         minScore: filters.minScore ? Number(filters.minScore) : undefined,
         quarantined: filters.quarantined === undefined ? undefined : filters.quarantined === 'true',
         limit: FLAKY_PER_PAGE,

@@ -74,6 +74,8 @@ export function mountSettingsPages(app: Hono<WebEnv>, services: Services) {
         // A form loaded before a field existed leaves that setting as it is.
         ...(f.defaultBranch !== undefined ? { defaultBranch: f.defaultBranch } : {}),
         ...(f.shardTimeoutMinutes !== undefined ? { shardTimeoutMinutes: Number(f.shardTimeoutMinutes) } : {}),
+        ...(f.autoQuarantineMinRuns !== undefined ? { autoQuarantineMinRuns: Number(f.autoQuarantineMinRuns) } : {}),
+        ...(f.autoReleaseAfterPasses !== undefined ? { autoReleaseAfterPasses: Number(f.autoReleaseAfterPasses) } : {}),
       });
       await services.projects.updateSettings(c.get('principal'), c.req.param('id') ?? '', patch);
       return done(c, '', 'saved');

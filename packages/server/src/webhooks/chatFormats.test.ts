@@ -169,8 +169,8 @@ describe('Teams webhooks', () => {
 
 describe('new failures in chat messages', () => {
   /** A finished run on `branch` with the given outcomes (test name → status). */
-  async function finished(branch: string, outcomes: Record<string, string>) {
-    const run = await createRun(t, { branch });
+  async function finished(branch: string, outcomes: Record<string, string>, codeowners?: string) {
+    const run = await createRun(t, { branch, ...(codeowners ? { codeowners } : {}) });
     await postTests(t, Object.entries(outcomes).map(([name, status]) =>
       testBody(run.id, t.projectId, { title: name, fullTitle: `cart > ${name}`, filePath: `tests/${name}.spec.ts`, status, ...(status === 'failed' ? { error: { message: `Error: ${name} broke` } } : {}) })));
     expect((await t.api('PATCH', `/runs/${run.id}`, { auth: t.apiKey, body: { status: 'failed' } })).status).toBe(200);
@@ -183,21 +183,22 @@ describe('new failures in chat messages', () => {
     mark();
     await createHook({ url: receiver.url, format: 'slack', events: ['run.failed'] });
     await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
-    await finished('feature/new-failure', { 'was green': 'failed', 'always red': 'failed' });
+    // The run's CODEOWNERS names who owns the new failure (decisions §13).
+    await finished('feature/new-failure', { 'was green': 'failed', 'always red': 'failed' }, 'tests/was* @acme/cart @jane\n');
     await deliver();
     const got = await arrived(2);
     const slack = JSON.parse(got.find((r) => JSON.parse(r.body).blocks)!.body);
     expectSlackShape(slack);
     const blocks = JSON.stringify(slack.blocks);
     expect(blocks).toContain('New failures: 1 since the last run on main');
-    expect(blocks).toContain(':new: cart &gt; was green — tests/was green.spec.ts');
+    expect(blocks).toContain(':new: cart &gt; was green — tests/was green.spec.ts (owners: @acme/cart @jane)');
     expect(blocks).not.toContain(':new: cart &gt; always red');
     expect(slack.text).toContain('1 new since main');
     const teams = JSON.parse(got.find((r) => JSON.parse(r.body).type === 'message')!.body);
     const texts = teams.attachments[0].content.body.map((b: { text?: string }) => b.text);
     const at = texts.indexOf('New failures: 1 since the last run on main');
     expect(at).toBeGreaterThan(0);
-    expect(texts[at + 1]).toBe('cart > was green — tests/was green.spec.ts');
+    expect(texts[at + 1]).toBe('cart > was green — tests/was green.spec.ts (owners: @acme/cart @jane)');
     expect(texts).toContain('First failures (2 of 2)');
     await dropHooks();
   });

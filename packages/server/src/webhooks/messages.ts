@@ -5,6 +5,8 @@ export interface FailureLine {
   title: string;
   filePath: string | null;
   errorMessage: string | null;
+  /** CODEOWNERS owners of its file; named next to new failures. */
+  owners?: string[];
 }
 
 type RunData = NonNullable<WebhookPayload['data']['run']>;
@@ -61,11 +63,22 @@ export interface ChatFacts {
 }
 export const NO_CHAT_FACTS: ChatFacts = { failures: [], newFailures: null };
 
+type TestData = NonNullable<WebhookPayload['data']['test']>;
+
 interface Message extends ChatFacts {
   /** The event, `ping` included. */
   event: WebhookPayload['event'];
   run?: RunData;
+  test?: TestData;
 }
+
+/** One line for a quarantine change: what, who, why, and whose test it is. */
+const quarantineLine = (t: TestData) =>
+  `Test ${t.action}${t.isBroken ? ' (broken)' : ''}: ${clip(t.fullTitle, 300)}${t.filePath ? ` — ${clip(t.filePath, 200)}` : ''}. ` +
+  `By ${t.actor.name}: ${clip(t.reason, 300)} (score ${t.score}).${t.owners.length ? ` Owners: ${t.owners.join(' ')}` : ''}`;
+
+/** ` (owners: @a @b)` after a new failure whose file has owners. */
+const ownersNote = (f: FailureLine, escape: (s: string) => string) => (f.owners?.length ? ` (owners: ${escape(clip(f.owners.join(' '), 200))})` : '');
 
 /** The heading of the new-failures part, or the line saying there are none. */
 const newHeading = (n: NewFailures, failed: number) =>
@@ -74,7 +87,11 @@ const newHeading = (n: NewFailures, failed: number) =>
     : failed > 0 ? `No new failures since the last run on ${n.base}` : null;
 
 /** A Slack incoming-webhook message: `text` is the notification fallback, `blocks` the message. */
-export function slackMessage({ event, run, failures, newFailures }: Message): { text: string; blocks: unknown[] } {
+export function slackMessage({ event, run, test, failures, newFailures }: Message): { text: string; blocks: unknown[] } {
+  if (test) {
+    const text = quarantineLine(test);
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: clip(`${slackEscape(text)}\n<${test.url}|Open the test>`, SLACK_LIMITS.sectionText) } }] };
+  }
   if (!run) {
     const text = event === 'ping' ? 'testreport: this webhook is connected.' : `testreport: ${event}`;
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: slackEscape(text) } }] };
@@ -96,7 +113,7 @@ export function slackMessage({ event, run, failures, newFailures }: Message): { 
     const lines: string[] = [];
     let size = 0;
     for (const f of newFailures.items.slice(0, MAX_LISTED_FAILURES)) {
-      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}`;
+      const line = `:new: ${slackEscape(clip(f.title, 300))}${f.filePath ? ` — ${slackEscape(clip(f.filePath, 200))}` : ''}${ownersNote(f, slackEscape)}`;
       if (size + line.length + 1 > SLACK_LIMITS.sectionText) break;
       lines.push(line);
       size += line.length + 1;
@@ -125,10 +142,13 @@ export function slackMessage({ event, run, failures, newFailures }: Message): { 
  * A Teams incoming-webhook message: an activity of type `message` carrying one Adaptive Card
  * attachment (version 1.4, what Teams renders for incoming webhooks).
  */
-export function teamsMessage({ event, run, failures, newFailures }: Message) {
+export function teamsMessage({ event, run, test, failures, newFailures }: Message) {
   const body: unknown[] = [];
   const actions: unknown[] = [];
-  if (!run) {
+  if (test) {
+    body.push({ type: 'TextBlock', text: quarantineLine(test), wrap: true });
+    actions.push({ type: 'Action.OpenUrl', title: 'Open the test', url: test.url });
+  } else if (!run) {
     body.push({ type: 'TextBlock', text: event === 'ping' ? 'testreport: this webhook is connected.' : `testreport: ${event}`, wrap: true });
   } else {
     body.push({ type: 'TextBlock', text: title(run), size: 'Large', weight: 'Bolder', wrap: true, color: run.failedTests > 0 ? 'Attention' : 'Good' });
@@ -142,7 +162,7 @@ export function teamsMessage({ event, run, failures, newFailures }: Message) {
     if (newFailures && newLine) {
       body.push({ type: 'TextBlock', text: newLine, weight: 'Bolder', wrap: true, spacing: 'Medium', color: newFailures.total > 0 ? 'Attention' : 'Good' });
       const shown = newFailures.items.slice(0, MAX_LISTED_FAILURES);
-      for (const f of shown) body.push({ type: 'TextBlock', text: `${clip(f.title, 300)}${f.filePath ? ` — ${clip(f.filePath, 200)}` : ''}`, wrap: true, spacing: 'Small' });
+      for (const f of shown) body.push({ type: 'TextBlock', text: `${clip(f.title, 300)}${f.filePath ? ` — ${clip(f.filePath, 200)}` : ''}${ownersNote(f, (s) => s)}`, wrap: true, spacing: 'Small' });
       if (newFailures.total > shown.length) body.push({ type: 'TextBlock', text: `…and ${newFailures.total - shown.length} more new failures`, wrap: true, isSubtle: true });
     }
     const listed = failures.slice(0, MAX_LISTED_FAILURES);
@@ -172,7 +192,7 @@ export function teamsMessage({ event, run, failures, newFailures }: Message) {
 
 /** The exact body a webhook of `format` is sent for `payload` (the generic one is the payload itself). */
 export function deliveryBody(format: WebhookFormat, payload: WebhookPayload, facts: ChatFacts): string {
-  if (format === 'slack') return JSON.stringify(slackMessage({ event: payload.event, run: payload.data.run, ...facts }));
-  if (format === 'teams') return JSON.stringify(teamsMessage({ event: payload.event, run: payload.data.run, ...facts }));
+  if (format === 'slack') return JSON.stringify(slackMessage({ event: payload.event, run: payload.data.run, test: payload.data.test, ...facts }));
+  if (format === 'teams') return JSON.stringify(teamsMessage({ event: payload.event, run: payload.data.run, test: payload.data.test, ...facts }));
   return JSON.stringify(payload);
 }

@@ -143,7 +143,9 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
   async function chatFacts(runId: string): Promise<ChatFacts> {
     const s = await summaries.ofRun(runId, MAX_LISTED_FAILURES);
     if (!s) return NO_CHAT_FACTS;
-    const line = (f: { fullTitle: string; title: string; filePath: string | null; error: string | null }): FailureLine => ({ title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.error });
+    const line = (f: { fullTitle: string; title: string; filePath: string | null; error: string | null; owners: string[] }): FailureLine => ({
+      title: f.fullTitle || f.title, filePath: f.filePath, errorMessage: f.error, owners: f.owners,
+    });
     return {
       failures: s.failed.items.map(line),
       newFailures: s.base.run ? { base: s.base.branch, total: s.newFailures.total, items: s.newFailures.items.map(line) } : null,
@@ -166,6 +168,17 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     // sent: a crash loses neither, and the worker is woken only once they are visible.
     await repo.insertDeliveries(rows);
     if (rows.length) afterCommit(() => worker.kick());
+  }, { durable: true });
+
+  // Quarantine changes (decisions §13) queue their deliveries in the transaction of the change.
+  deps.events.on('test.quarantine', async ({ change }) => {
+    const event = change.action === 'quarantined' ? 'test.quarantined' : 'test.released';
+    const hooks = (await repo.activeByProject(change.projectId)).filter((h) => fromJson<WebhookEvent[]>(h.events, []).includes(event));
+    if (hooks.length === 0) return;
+    const { projectId, caseId, testId, title, fullTitle, filePath, owners, isBroken, action, actor, reason, score, at } = change;
+    const test = { testId, caseId, projectId, title, fullTitle, filePath, url: `${config.publicUrl}/tests/${testId}`, owners, isBroken, action, actor, reason, score, at };
+    await repo.insertDeliveries(hooks.map((hook) => deliveryRow(hook, event, { test })));
+    afterCommit(() => worker.kick());
   }, { durable: true });
 
   return {

@@ -3,8 +3,9 @@ import { Pager } from '../components/pager.js';
 import { percent, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
 import { DataTable } from '../components/table.js';
+import { Owners } from '../components/quarantineTrail.js';
 
-export type FlakyFilters = { quarantined?: string; minScore?: string };
+export type FlakyFilters = { quarantined?: string; minScore?: string; owner?: string };
 
 export function FlakyPage(props: {
   nav: NavData;
@@ -44,10 +45,14 @@ export function FlakyPage(props: {
             ))}
           </select>
         </label>
+        <label>
+          Owner
+          <input type="text" name="owner" placeholder="@acme/checkout" value={props.filters.owner ?? ''} maxlength={200} />
+        </label>
         <button type="submit">Filter</button>
       </form>
       {props.entries.length === 0 ? (
-        <p class="notice">No flaky tests. A test is flaky when it failed and then passed on retry, or flipped between runs of the same commit.</p>
+        <p class="notice">No flaky tests{props.filters.owner ? ` owned by ${props.filters.owner}` : ''}. A test is flaky when it failed and then passed on retry, or flipped between runs of the same commit.</p>
       ) : (
         <DataTable
           head={
@@ -67,6 +72,7 @@ export function FlakyPage(props: {
                 {/* The project (with several) and describe blocks: two tests may share a title. */}
                 {e.fullTitle !== e.testTitle && <div class="small">{e.fullTitle.split(' > ').slice(0, -1).join(' › ')}</div>}
                 <div class="small muted mono">{e.filePath}</div>
+                <Owners owners={e.owners} />
               </td>
               <td class="num">{percent(e.flakinessScore * 100)}</td>
               <td class="num">
@@ -75,6 +81,8 @@ export function FlakyPage(props: {
               <td class="hide-narrow">{when(e.lastFlakyAt)}</td>
               <td>
                 {e.isQuarantined ? <span class="badge s-flaky">quarantined</span> : <span class="muted">no</span>}
+                {e.isBroken && <> <span class="badge s-failed" title="failed in each of its last results on the default branch: broken, not flaky; never auto-quarantined">broken</span></>}
+                {' '}<a class="small" href={`/tests/${e.testId}#quarantine-history`}>history</a>
                 {props.canQuarantine && (
                   <form class="inline" method="post" action={`${path}/quarantine`}>
                     <input type="hidden" name="testId" value={e.testId} />

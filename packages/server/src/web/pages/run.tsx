@@ -9,6 +9,7 @@ import { SuiteTree } from '../components/suiteTree.js';
 import { duration, firstLine, percent, safeHref, shortSha, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
 import { DataTable } from '../components/table.js';
+import { Owners } from '../components/quarantineTrail.js';
 
 type SuitePage = Awaited<ReturnType<RunOverviewService['suite']>>;
 export type SuiteFilters = { status?: string; q?: string };
@@ -21,7 +22,7 @@ function TestList({ tests }: { tests: CaseOutcome[] }) {
     <ul>
       {tests.slice(0, SHOWN).map((t) => (
         <li>
-          <a href={`/tests/${t.testId}`}>{t.fullTitle}</a> <span class="muted small mono">{t.filePath}</span>
+          <a href={`/tests/${t.testId}`}>{t.fullTitle}</a> <span class="muted small mono">{t.filePath}</span> <Owners owners={t.owners} />
         </li>
       ))}
       {tests.length > SHOWN && <li class="muted">and {tests.length - SHOWN} more</li>}

@@ -34,6 +34,14 @@ export function ProjectSettingsPage({ nav, settings, flash }: { nav: NavData; se
             <input type="checkbox" name="autoQuarantineEnabled" value="true" checked={settings.autoQuarantineEnabled} disabled={!canEdit} /> Quarantine tests above the threshold automatically
           </span>
         </label>
+        <label>
+          Auto-quarantine needs at least this many results; failing this many in a row on the default branch means broken, never auto-quarantined
+          <input type="number" name="autoQuarantineMinRuns" min={2} max={50} value={String(settings.autoQuarantineMinRuns)} disabled={!canEdit} />
+        </label>
+        <label>
+          Release a quarantined test after this many clean passes in a row on the default branch (0 = never by itself)
+          <input type="number" name="autoReleaseAfterPasses" min={0} max={50} value={String(settings.autoReleaseAfterPasses)} disabled={!canEdit} />
+        </label>
         {canEdit ? <button class="primary" type="submit">Save settings</button> : <p class="muted">Only team admins and owners can change these.</p>}
       </form>
     </SettingsLayout>

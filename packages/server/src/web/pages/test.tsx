@@ -2,6 +2,7 @@ import type { Artifact, Attempt, Run, Step, TestDetail } from '@testreport/contr
 import type { CaseState } from '../../results/caseState.js';
 import { TryTabs, TryView } from '../components/attempt.js';
 import { HistoryStrip } from '../components/charts.js';
+import { QuarantineTrail } from '../components/quarantineTrail.js';
 import { StatusBadge } from '../components/status.js';
 import { duration, percent, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
@@ -81,6 +82,8 @@ export function TestPage(props: { nav: NavData; test: TestDetail; tries: Attempt
           {caseState.isQuarantined ? <> · <span class="badge s-flaky">quarantined</span></> : ' · not quarantined'}
         </dd>
       </dl>
+
+      <QuarantineTrail owners={test.owners} events={caseState.events} />
 
       <h2>History</h2>
       {line && <p class="small">This test {line}.</p>}
