@@ -33,6 +33,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'runs.compare': null,
   'errors.list': null,
   'errors.get': null,
+  search: null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

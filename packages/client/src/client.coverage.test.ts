@@ -21,6 +21,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'runs.summary': (c) => c.runs.summary('x', { base: 'main' }),
   'errors.list': (c) => c.errors.list({ projectId: 'p', branch: 'main' }),
   'errors.get': (c) => c.errors.get('x', { projectId: 'p' }),
+  'search': (c) => c.search.query({ projectId: 'p', q: 'ECONNRESET', in: 'errors,output' }),
   'runs.compare': (c) => c.runs.compare('x', 'y', { limit: 5 }),
   'tests.create': (c) => c.tests.create({ runId: 'r', projectId: 'p', title: 't', fullTitle: 't', status: 'passed', duration: 1 }),
   'tests.createBatch': (c) => c.tests.createBatch([]),

@@ -15,6 +15,7 @@ import { ApiKeys } from './resources/apiKeys.js';
 import { Artifacts } from './resources/artifacts.js';
 import { Auth } from './resources/auth.js';
 import { Errors } from './resources/errors.js';
+import { Search } from './resources/search.js';
 import { Flakiness } from './resources/flakiness.js';
 import { Invitations } from './resources/invitations.js';
 import { Members } from './resources/members.js';
@@ -125,6 +126,7 @@ export class TestReportClient {
   readonly testSuites: TestSuites;
   readonly flakiness: Flakiness;
   readonly errors: Errors;
+  readonly search: Search;
   readonly artifacts: Artifacts;
   readonly projects: Projects;
   readonly teams: Teams;
@@ -171,6 +173,7 @@ export class TestReportClient {
     this.testSuites = new TestSuites(this);
     this.flakiness = new Flakiness(this);
     this.errors = new Errors(this);
+    this.search = new Search(this);
     this.artifacts = new Artifacts(this);
     this.projects = new Projects(this);
     this.teams = new Teams(this);

@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './runs.js';
 export * from './runSummary.js';
 export * from './compare.js';
+export * from './search.js';
 export * from './errorGroups.js';
 export * from './tests.js';
 export * from './suites.js';

@@ -69,6 +69,8 @@ export const routes = {
   // Error groups
   'errors.list': r({ ...api, method: 'GET', path: '/errors', rateGroup: 'testsRead', status: 200, summary: 'Error groups of a project across runs (fingerprinted errors), most recently seen first' }),
   'errors.get': r({ ...api, method: 'GET', path: '/errors/:fingerprint', rateGroup: 'testsRead', status: 200, summary: 'One error group with its daily occurrences and the tests it hits' }),
+  // Search
+  'search': r({ ...api, method: 'GET', path: '/search', rateGroup: 'testsRead', status: 200, summary: 'Test results whose titles, error messages or output contain a text, newest first, with a highlighted snippet' }),
   // Suites
   'testSuites.upsert': r({ ...api, method: 'POST', path: '/test-suites', rateGroup: 'testsWrite', status: 201, alsoOk: 200, summary: 'Create or update a suite (201 created, 200 updated)' }),
   'testSuites.createBatch': r({ ...api, method: 'POST', path: '/test-suites/batch', rateGroup: 'testsWrite', status: 201, summary: 'Create or update 1–500 suites, all or nothing' }),

@@ -8,6 +8,7 @@ import { meHandlers } from './me/route.js';
 import { membersHandlers } from './members/route.js';
 import { projectsHandlers } from './projects/route.js';
 import { runsHandlers } from './runs/route.js';
+import { searchHandlers } from './search/route.js';
 import { shardPlanHandlers } from './shardPlan/route.js';
 import { suitesHandlers } from './suites/route.js';
 import { teamsHandlers } from './teams/route.js';
@@ -28,6 +29,7 @@ export const handlers: Handlers = {
   ...suitesHandlers,
   ...flakinessHandlers,
   ...errorGroupsHandlers,
+  ...searchHandlers,
   ...artifactsHandlers,
   ...webhooksHandlers,
 };

@@ -8,6 +8,7 @@ import { createArtifactService } from './artifacts/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
 import { createErrorGroupService } from './errorGroups/service.js';
+import { createSearchService } from './search/service.js';
 import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
@@ -71,6 +72,7 @@ export function createServices(deps: Deps) {
     suites: createSuiteService(deps),
     flakiness,
     errorGroups,
+    search: createSearchService(deps),
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     webhooks,

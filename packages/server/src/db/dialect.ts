@@ -1,5 +1,6 @@
 import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
 import type { BuildWrite } from './perRow.js';
+import type { SearchSupport } from './search.js';
 
 /**
  * Everything that differs between the databases the server runs on. Services and repositories never
@@ -54,5 +55,7 @@ export interface DialectSupport {
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
    */
+  /** The text index `GET /search` reads (db/search.ts). */
+  readonly search: SearchSupport;
   open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PostgresDialect, sql, type Kysely } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
+import { postgresSearch } from './postgresSearch.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -42,6 +43,7 @@ const POOL_SIZE = 10;
 
 export const postgres: DialectSupport = {
   name: 'postgres',
+  search: postgresSearch,
   handles: (url) => /^postgres(ql)?:\/\//i.test(url),
   maxBoundParams: 65_535,
   // 23505 unique_violation (a primary key is a unique index too).

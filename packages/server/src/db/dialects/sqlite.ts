@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { OperationNodeTransformer, SqliteDialect, type Kysely, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
+import { sqliteSearch } from './sqliteSearch.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqliteCheckpointer.js';
 
@@ -92,6 +93,7 @@ const NO_ROWS: unknown[] = [];
 
 export const sqlite: DialectSupport = {
   name: 'sqlite',
+  search: sqliteSearch,
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
   maxBoundParams: MAX_BOUND_PARAMS,
   isUniqueViolation: (err) =>

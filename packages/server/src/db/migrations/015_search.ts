@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../database.js';
+
+/**
+ * The text index of `GET /search` (db/search.ts, docs/insights.md "Search"), built over every result
+ * already stored: an FTS5 trigram table with triggers on SQLite, pg_trgm GIN indexes on PostgreSQL.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await dialectOf(db).search.create(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await dialectOf(db).search.drop(db);
+}
