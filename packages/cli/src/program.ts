@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { registerAuth } from './commands/auth.js';
 import { registerConfig } from './commands/config.js';
 import { registerErrors } from './commands/errors.js';
+import { registerSearch } from './commands/search.js';
 import { registerFlaky } from './commands/flaky.js';
 import { registerKeys } from './commands/keys.js';
 import { registerProjects } from './commands/projects.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerTests(program);
   registerFlaky(program);
   registerErrors(program);
+  registerSearch(program);
   registerKeys(program);
   registerWebhooks(program);
   registerProjects(program);
