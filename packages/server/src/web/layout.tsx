@@ -79,6 +79,12 @@ export function Layout({ title, nav, children }: { title: string; nav: NavData; 
               {link('settings', `/projects/${p.id}/settings`, 'Settings')}
             </nav>
           )}
+          {p && (
+            <form method="get" action={`/projects/${p.id}/search`} role="search" aria-label="Search this project" class="header-search">
+              <label class="sr-only" for="header-search">Search titles, errors and output</label>
+              <input id="header-search" type="search" name="q" placeholder="Search titles, errors, output" minlength={3} maxlength={200} required />
+            </form>
+          )}
           <span class="spacer"></span>
           <span class="muted small hide-narrow">{nav.email}</span>
           <form method="post" action="/signout">

@@ -9,6 +9,7 @@ import { pageOf } from './format.js';
 import { Layout, type NavData } from './layout.js';
 import { ComparePage, ComparePickPage } from './pages/compare.js';
 import { mountErrorPages } from './errorRoutes.js';
+import { mountSearchPages } from './searchRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
@@ -170,6 +171,7 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
   );
 
   mountErrorPages(app, services, page);
+  mountSearchPages(app, services, page);
 
   /** `/`: the last project used (or the first one reachable). */
   return async function home(c: Ctx) {

@@ -15,6 +15,7 @@ header.top nav{display:flex;gap:.75rem;flex-wrap:wrap}
 header.top nav a{text-decoration:none;color:var(--fg);padding:.25rem .4rem;border-radius:6px}
 header.top nav a[aria-current=page]{background:var(--bg);border:1px solid var(--line)}
 header.top .spacer{flex:1}
+header.top .header-search input{width:16rem;max-width:40vw}
 header.top form{display:flex;gap:.35rem;align-items:center;margin:0}
 main{padding:1rem;max-width:90rem;margin:0 auto}
 h1{font-size:1.4rem;margin:.25rem 0 .75rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}h3{font-size:1rem;margin:1rem 0 .25rem}
@@ -26,6 +27,7 @@ a.button{border:1px solid var(--line);border-radius:6px;padding:.3rem .5rem}
 button.danger{color:var(--fail)}
 label{display:inline-flex;flex-direction:column;gap:.15rem;font-size:12px;color:var(--muted)}
 label>input,label>select{font-size:14px;color:var(--fg)}
+ol.search-hits{list-style:none;padding:0;margin:0 0 1rem}ol.search-hits li{padding:.6rem 0;border-bottom:1px solid var(--line)}pre.snippet{white-space:pre-wrap;word-break:break-word;margin:.35rem 0 0;font-size:.85rem}pre.snippet mark{background:#fde68a;color:#1f2937;border-radius:2px}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end;margin:.5rem 0 1rem}
 form.stack{display:flex;flex-direction:column;gap:.75rem;max-width:24rem}
 form.stack label{font-size:14px;color:var(--fg)}
