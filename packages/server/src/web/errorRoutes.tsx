@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { NotFoundError } from '../lib/errors.js';
 import type { Services } from '../services.js';
+import { sinceOf, windowOf } from './components/historyFilters.js';
 import { daysBetween } from './components/sparkline.js';
 import { pageOf } from './format.js';
 import { ErrorPage, ErrorsPage } from './pages/errors.js';
@@ -8,7 +9,7 @@ import { loadNav, render, renderError } from './render.js';
 import type { WebEnv } from './session.js';
 
 type Ctx = Context<WebEnv>;
-type PageFn = (services: Services, fn: (c: Ctx) => Promise<Response>) => (c: Ctx) => Promise<Response>;
+export type PageFn = (services: Services, fn: (c: Ctx) => Promise<Response>) => (c: Ctx) => Promise<Response>;
 
 const ERRORS_PER_PAGE = 50;
 /** The sparkline of each group on the list covers this many days up to today. */
@@ -24,11 +25,11 @@ export function mountErrorPages(app: Hono<WebEnv>, services: Services, page: Pag
       const projectId = c.req.param('id') ?? '';
       const nav = await loadNav(services, principal, projectId, 'errors');
       if (!nav.current) return renderError(c, services, new NotFoundError('Project'));
-      const days = ['7', '30', '90'].includes(c.req.query('days') ?? '') ? c.req.query('days') : undefined;
+      const days = windowOf(c.req.query('days'));
       const filters = { branch: c.req.query('branch')?.trim() || undefined, q: c.req.query('q')?.trim().slice(0, 200) || undefined, days };
       const pageNo = pageOf(c.req.query('page'));
       const now = services.deps.config.now().getTime();
-      const since = days ? new Date(now - Number(days) * DAY).toISOString() : undefined;
+      const since = sinceOf(days, new Date(now));
       const occurrence = { projectId, branch: filters.branch, q: filters.q, since };
       const [list, branches] = await Promise.all([
         services.errorGroups.list(principal, { ...occurrence, limit: ERRORS_PER_PAGE, offset: (pageNo - 1) * ERRORS_PER_PAGE }),

@@ -1,17 +1,15 @@
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { SEARCH_FIELDS, SEARCH_MIN_CHARS, type SearchField } from '@testreport/contract';
 import { NotFoundError } from '../lib/errors.js';
 import type { Services } from '../services.js';
+import { sinceOf, windowOf } from './components/historyFilters.js';
+import type { PageFn } from './errorRoutes.js';
 import { pageOf } from './format.js';
 import { SearchPage, type SearchFilters } from './pages/search.js';
 import { loadNav, render, renderError } from './render.js';
 import type { WebEnv } from './session.js';
 
-type Ctx = Context<WebEnv>;
-type PageFn = (services: Services, fn: (c: Ctx) => Promise<Response>) => (c: Ctx) => Promise<Response>;
-
 const RESULTS_PER_PAGE = 25;
-const DAY = 86_400_000;
 
 /** The search page behind the header's search box (`GET /search`, docs/insights.md "Search"). */
 export function mountSearchPages(app: Hono<WebEnv>, services: Services, page: PageFn) {
@@ -23,7 +21,7 @@ export function mountSearchPages(app: Hono<WebEnv>, services: Services, page: Pa
       const nav = await loadNav(services, principal, projectId, null);
       if (!nav.current) return renderError(c, services, new NotFoundError('Project'));
       const field = c.req.query('in');
-      const days = ['7', '30', '90'].includes(c.req.query('days') ?? '') ? c.req.query('days') : undefined;
+      const days = windowOf(c.req.query('days'));
       const filters: SearchFilters = {
         q: (c.req.query('q') ?? '').trim().slice(0, 200),
         in: (SEARCH_FIELDS as readonly string[]).includes(field ?? '') ? (field as SearchField) : undefined,
@@ -38,7 +36,7 @@ export function mountSearchPages(app: Hono<WebEnv>, services: Services, page: Pa
         const problem = filters.q ? `Search for at least ${SEARCH_MIN_CHARS} characters.` : 'Type what to look for.';
         return render(c, services, <SearchPage {...props} problem={problem} hits={[]} total={0} />);
       }
-      const since = days ? new Date(services.deps.config.now().getTime() - Number(days) * DAY).toISOString() : undefined;
+      const since = sinceOf(days, services.deps.config.now());
       const res = await services.search.search(principal, {
         projectId, q: filters.q, in: filters.in ? [filters.in] : [...SEARCH_FIELDS], branch: filters.branch, since,
         limit: RESULTS_PER_PAGE, offset: (pageNo - 1) * RESULTS_PER_PAGE,

@@ -1,4 +1,5 @@
 import type { ErrorGroup, ErrorGroupDetail } from '@testreport/contract';
+import { BranchSelect, WindowSelect } from '../components/historyFilters.js';
 import { Pager } from '../components/pager.js';
 import { daysBetween, Sparkline } from '../components/sparkline.js';
 import { DataTable } from '../components/table.js';
@@ -28,19 +29,8 @@ export function ErrorsPage(props: {
       <h1>Errors</h1>
       <p class="muted">Failures grouped by error across runs: same message once numbers, ids, temp paths and quoted values are masked, in the same file.</p>
       <form class="filters" method="get" action={path} role="search" aria-label="Filter errors">
-        <label>
-          Branch
-          <select name="branch">
-            <option value="">All branches</option>
-            {props.branches.map((b) => <option value={b} selected={filters.branch === b}>{b}</option>)}
-          </select>
-        </label>
-        <label>
-          Seen in
-          <select name="days">
-            {[['', 'all retained history'], ['7', 'the last 7 days'], ['30', 'the last 30 days'], ['90', 'the last 90 days']].map(([v, l]) => <option value={v} selected={(filters.days ?? '') === v}>{l}</option>)}
-          </select>
-        </label>
+        <BranchSelect branches={props.branches} selected={filters.branch} />
+        <WindowSelect label="Seen in" selected={filters.days} />
         <label>
           Message contains
           <input type="search" name="q" value={filters.q ?? ''} />

@@ -1,4 +1,5 @@
 import { SEARCH_FIELDS, SEARCH_MIN_CHARS, type SearchField, type SearchHit, type SearchSnippet } from '@testreport/contract';
+import { BranchSelect, WindowSelect } from '../components/historyFilters.js';
 import { Pager } from '../components/pager.js';
 import { shortSha, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
@@ -46,19 +47,8 @@ export function SearchPage(props: {
             {SEARCH_FIELDS.map((f) => <option value={f} selected={filters.in === f}>{FIELD_LABELS[f]}</option>)}
           </select>
         </label>
-        <label>
-          Branch
-          <select name="branch">
-            <option value="">All branches</option>
-            {props.branches.map((b) => <option value={b} selected={filters.branch === b}>{b}</option>)}
-          </select>
-        </label>
-        <label>
-          Stored in
-          <select name="days">
-            {[['', 'all retained history'], ['7', 'the last 7 days'], ['30', 'the last 30 days'], ['90', 'the last 90 days']].map(([v, l]) => <option value={v} selected={(filters.days ?? '') === v}>{l}</option>)}
-          </select>
-        </label>
+        <BranchSelect branches={props.branches} selected={filters.branch} />
+        <WindowSelect label="Stored in" selected={filters.days} />
         <button type="submit">Search</button>
       </form>
       {props.problem ? (
