@@ -1,6 +1,7 @@
 import { SEARCH_FIELDS, SEARCH_MIN_CHARS, type SearchField, type SearchHit, type SearchSnippet } from '@testreport/contract';
 import { BranchSelect, WindowSelect } from '../components/historyFilters.js';
 import { Pager } from '../components/pager.js';
+import { StatusBadge } from '../components/status.js';
 import { shortSha, when } from '../format.js';
 import { Layout, type NavData } from '../layout.js';
 
@@ -61,7 +62,7 @@ export function SearchPage(props: {
             {props.hits.map((h) => (
               <li>
                 <div>
-                  <a href={`/tests/${h.testId}`}>{h.fullTitle}</a> <span class={`status ${h.status}`}>{h.status}</span>
+                  <a href={`/tests/${h.testId}`}>{h.fullTitle}</a> <StatusBadge status={h.status} />
                 </div>
                 <div class="muted small">
                   <a href={`/runs/${h.runId}`}>{when(h.createdAt)}</a> · {[h.branch, h.commitSha && shortSha(h.commitSha)].filter(Boolean).join(' @ ')} · in {FIELD_LABELS[h.snippet.in]}
