@@ -87,6 +87,7 @@ describe('GET /search (SDK)', () => {
   it('answers 400 naming the field for an empty or short text and an unknown field', async () => {
     await expect(sdk.search.query({ projectId: t.projectId, q: '' })).rejects.toMatchObject({ status: 400, details: { field: 'q' } });
     await expect(sdk.search.query({ projectId: t.projectId, q: 'ab' })).rejects.toMatchObject({ status: 400, details: { field: 'q' } });
+    await expect(sdk.search.query({ projectId: t.projectId, q: 'ECON\u0000' })).rejects.toMatchObject({ status: 400, details: { field: 'q' } });
     await expect(sdk.search.query({ projectId: t.projectId, q: 'ECONNRESET', in: 'bodies' })).rejects.toMatchObject({ status: 400, details: { field: 'in' } });
   });
 

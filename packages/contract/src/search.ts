@@ -14,7 +14,8 @@ export const SEARCH_MIN_CHARS = 3;
 export const searchQuery = z.object({
   projectId: id,
   /** Text a field contains, case-insensitive, taken literally (no operators, no wildcards). */
-  q: z.string().trim().min(SEARCH_MIN_CHARS, `at least ${SEARCH_MIN_CHARS} characters`).max(200),
+  // NUL can be in no stored text (PostgreSQL refuses it in a string), so it is refused here, not met as a 500.
+  q: z.string().trim().min(SEARCH_MIN_CHARS, `at least ${SEARCH_MIN_CHARS} characters`).max(200).regex(/^[^\u0000]*$/, 'no NUL characters'),
   /** Comma-separated fields to look in; all three when left out. */
   in: z
     .string()

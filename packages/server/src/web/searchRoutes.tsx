@@ -23,7 +23,8 @@ export function mountSearchPages(app: Hono<WebEnv>, services: Services, page: Pa
       const field = c.req.query('in');
       const days = windowOf(c.req.query('days'));
       const filters: SearchFilters = {
-        q: (c.req.query('q') ?? '').trim().slice(0, 200),
+        // The API refuses NUL (no stored text holds one); the page just drops it.
+        q: (c.req.query('q') ?? '').replace(/\u0000/g, '').trim().slice(0, 200),
         in: (SEARCH_FIELDS as readonly string[]).includes(field ?? '') ? (field as SearchField) : undefined,
         branch: c.req.query('branch')?.trim() || undefined,
         days,
