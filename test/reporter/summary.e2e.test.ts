@@ -66,7 +66,7 @@ describe('job summary on GitHub Actions', () => {
     expect(written.startsWith(`## Build\n${MARKER}\n`)).toBe(true);
     expect(written).toContain(`[Test run failed](${setup.server.url}/runs/${runId})`);
     expect(written).toContain('#### Failed tests (1)');
-    expect(written).toMatch(/\[[^\]\n]*fails with a diff\]\(http:\/\/[^)]+\/tests\/[0-9a-f-]+\) — `[^`]*basic\.spec\.ts`<br>`Error: expect\(received\)\.toBe\(expected\)/);
+    expect(written).toMatch(/\[[^\]\n]*fails with a diff\]\(http:\/\/[^)]+\/tests\/[0-9a-f-]+\) — `[^`]*basic\.spec\.ts`(?: _\(new error\)_)?<br>`Error: expect\(received\)\.toBe\(expected\)/);
     expect(written).toContain('#### Flaky (passed after failing) (1)');
     expect(written).toContain('is flaky');
     expect(pw.stderr).not.toContain('job summary was not written');

@@ -111,7 +111,8 @@ export function dialectOf(db: Kysely<any>): DialectSupport {
  * runs, so several servers starting at once against one database migrate it exactly once.
  */
 export async function migrateToLatest(db: Db, ctx: MigrationContext = {}): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes, ctx) });
+  // Unordered: a migration that lands after a higher-numbered one (work merged from parallel branches) still runs.
+  const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes, ctx), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -87,7 +87,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
       id: `t-${String(i).padStart(5, '0')}`, run_id: 'r-bulk', project_id: 'p-bulk', case_id: 'c-bulk', title: awkward[i % awkward.length], full_title: 'f',
       file_path: i % 2 ? null : 'a.spec.ts', line_number: i % 2 ? null : i, status: 'passed', duration: [1.5, 1 / 3, 0][i % 3], retries: i % 4, attempt: 0,
       is_flaky: i % 2, tags: '["@a"]', annotations: null, error: i % 5 ? null : awkward[(i + 1) % awkward.length], error_message: null, steps: '[]',
-      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x', run_attempt: 1, error_fingerprint: null,
+      stdout: null, stderr: null, branch: null, commit_sha: null, created_at: 'x', run_attempt: 1, error_fingerprint: null, attempts: null, owners: null,
     }));
     await db.transaction().execute((trx) => insertMany(trx, 'tests', rows));
     expect(await db.selectFrom('tests').selectAll().where('run_id', '=', 'r-bulk').orderBy('id').execute()).toEqual(rows);
@@ -136,8 +136,9 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not like 'tests_search%' order by name`.execute(opened.db)
       : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_%' order by tablename`.execute(opened.db);
     expect(tables.rows.map((r) => r.name)).toEqual([
-      'api_keys', 'artifacts', 'email_tokens', 'idempotency_keys', 'invitations', 'project_settings', 'projects', 'rate_limit_windows',
-      'run_shards', 'runs', 'sessions', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
+      'api_keys', 'artifacts', 'email_tokens', 'idempotency_keys', 'invitations', 'oidc_logins', 'oidc_team_grants', 'project_settings', 'projects',
+      'quarantine_events', 'rate_limit_windows', 'run_shards', 'runs', 'sessions', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests',
+      'user_identities', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
-import { likePattern } from '../runs/insightsRepo.js';
+import { likePattern } from '../db/text.js';
 
 export interface OccurrenceFilters {
   projectId: string;

@@ -133,6 +133,10 @@ export function createFlakinessService(deps: Deps) {
         const settings = await repo.settings(projectId);
         if (settings) await applyPolicies(runId, settings);
       },
+      /** A case's quarantine changes, newest first (no principal: the caller authorizes). */
+      async eventsOfCase(caseId: string) {
+        return (await events.ofCase(caseId)).map(toQuarantineEvent);
+      },
     },
 
     async list(principal: Principal, q: { projectId: string; minScore?: number; quarantined?: boolean; owner?: string; limit: number; offset: number }) {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { likePattern } from '../runs/insightsRepo.js';
+import { likePattern } from '../db/text.js';
 
 /**
  * `owner=`: rows whose `owners` JSON array holds exactly this owner. The quoted JSON string is

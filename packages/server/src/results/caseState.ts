@@ -2,7 +2,6 @@ import type { Principal } from '../authz/principal.js';
 import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import type { QuarantineEvent } from '@testreport/contract';
-import { createQuarantineEventRepo, toQuarantineEvent } from '../flakiness/eventsRepo.js';
 
 export interface CaseState {
   caseId: string;
@@ -16,7 +15,7 @@ export interface CaseState {
 }
 
 /** The case behind a result: its flakiness score and quarantine state (the test page's header). */
-export function createCaseStateService(deps: Deps, flakiness: { refresh(projectId: string, caseIds: string[]): Promise<void> }) {
+export function createCaseStateService(deps: Deps, flakiness: { refresh(projectId: string, caseIds: string[]): Promise<void>; eventsOfCase(caseId: string): Promise<QuarantineEvent[]> }) {
   const read = (testId: string) =>
     deps.db
       .selectFrom('tests')
@@ -41,7 +40,7 @@ export function createCaseStateService(deps: Deps, flakiness: { refresh(projectI
         flakyRuns: row.flaky_runs,
         isQuarantined: row.is_quarantined === 1,
         quarantinedAt: row.quarantined_at,
-        events: (await createQuarantineEventRepo(deps.db).ofCase(row.id)).map(toQuarantineEvent),
+        events: await flakiness.eventsOfCase(row.id),
       };
     },
   };

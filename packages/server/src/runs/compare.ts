@@ -69,7 +69,7 @@ export function createRunCompare(deps: Deps) {
       const baseRow = await runs.find(q.base);
       if (!baseRow || baseRow.project_id !== row.project_id) throw new NotFoundError('Base run');
 
-      const [now, before, run, base] = await Promise.all([insights.newestPerCase(row.id), insights.newestPerCase(baseRow.id), present(row), present(baseRow)]);
+      const [now, before, run, base] = await Promise.all([insights.newestPerCaseWithDurations(row.id), insights.newestPerCaseWithDurations(baseRow.id), present(row), present(baseRow)]);
       const lists = classify(now, before);
       // Titles and errors only of the cases listed (for two similar runs, a handful of rows); a removed
       // case is named by its base result, every other by its result in the run.
