@@ -5,6 +5,7 @@ import { createUserService } from './accounts/users.js';
 import { createApiKeyRepo } from './apiKeys/repo.js';
 import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
+import { createBaselineService } from './baselines/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
 import { createErrorGroupService } from './errorGroups/service.js';
@@ -73,6 +74,7 @@ export function createServices(deps: Deps) {
     errorGroups,
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
+    baselines: createBaselineService(deps),
     webhooks,
     retention,
     me: createMeService({ users, teams, projects }),
