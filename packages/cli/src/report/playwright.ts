@@ -151,8 +151,8 @@ export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
     if (tags.length) test.tags = tags;
     const annotations = (t.annotations ?? []).filter((a) => a.type).map((a) => ({ type: a.type!, description: a.description ?? '' }));
     if (annotations.length) test.annotations = annotations;
-    const attachments: AttachmentRef[] = files.map(({ retry, attachment: a }) => ({
-      name: a.name ?? 'attachment', contentType: a.contentType, retry,
+    const attachments: AttachmentRef[] = files.map(({ retry, snapshotPath, attachment: a }) => ({
+      name: a.name ?? 'attachment', contentType: a.contentType, retry, ...(snapshotPath ? { snapshotPath } : {}),
       ...(a.path ? { path: a.path } : {}), ...(a.body ? { body: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) } : {}),
     }));
     return { kind: 'test', suites, test, attachments, ...(t.projectName ? { project: t.projectName } : {}) };
