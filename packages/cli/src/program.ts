@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerAuth } from './commands/auth.js';
+import { registerBaselines } from './commands/baselines.js';
 import { registerConfig } from './commands/config.js';
 import { registerErrors } from './commands/errors.js';
 import { registerFlaky } from './commands/flaky.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerTests(program);
   registerFlaky(program);
   registerErrors(program);
+  registerBaselines(program);
   registerKeys(program);
   registerWebhooks(program);
   registerProjects(program);

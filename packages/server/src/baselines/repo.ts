@@ -33,8 +33,6 @@ export function createBaselineRepo(db: Db) {
         .innerJoin('artifacts as a', 'a.id', 's.actual_id')
         .select(['s.test_id', 's.name', 's.actual_id', 's.accepted_by', 's.accepted_at', 'a.snapshot_path', 'a.sha256'])
         .where('s.run_id', '=', runId)
-        .orderBy('a.snapshot_path')
-        .orderBy('s.test_id')
         .execute(),
   };
 }

@@ -96,7 +96,9 @@ export function createBaselineService(deps: Deps) {
       const run = await repo.runProject(runId);
       if (!run) throw new NotFoundError('Run');
       await authz.project(principal, run.project_id, 'read', 'resource', 'run');
-      const rows = await repo.ofRun(runId);
+      // Sorted here, not in SQL: the databases' collations order paths differently.
+      const byPath = (a: string | null, b: string | null) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
+      const rows = (await repo.ofRun(runId)).sort((a, b) => byPath(a.snapshot_path, b.snapshot_path) || byPath(a.test_id, b.test_id));
       return {
         data: rows.map((r) => ({
           testId: r.test_id,
