@@ -97,7 +97,7 @@ export function createBaselineService(deps: Deps) {
       if (!run) throw new NotFoundError('Run');
       await authz.project(principal, run.project_id, 'read', 'resource', 'run');
       // Sorted here, not in SQL: the databases' collations order paths differently.
-      const byPath = (a: string | null, b: string | null) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
+      const byPath = (a: string | null | undefined, b: string | null | undefined) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
       const rows = (await repo.ofRun(runId)).sort((a, b) => byPath(a.snapshot_path, b.snapshot_path) || byPath(a.test_id, b.test_id));
       return {
         data: rows.map((r) => ({
