@@ -26,6 +26,31 @@ export function createBaselineRepo(db: Db) {
     },
     unaccept: (testId: string, names: string[]) =>
       names.length ? db.deleteFrom('snapshot_acceptances').where('test_id', '=', testId).where('name', 'in', names).execute() : Promise.resolve([]),
+    /** Every snapshot file of a run's tests, with its test (the visual review page). */
+    runScreenshots: (runId: string) =>
+      db
+        .selectFrom('artifacts as a')
+        .innerJoin('tests as t', 't.id', 'a.test_id')
+        .select(['a.id', 'a.file_name', 'a.retry', 'a.snapshot_path', 'a.test_id', 't.title', 't.full_title', 't.file_path'])
+        .where('a.run_id', '=', runId)
+        .where('a.type', '=', 'screenshot')
+        .where('a.snapshot_path', 'is not', null)
+        .orderBy('a.id')
+        .execute(),
+    /** How many snapshot comparisons (actuals with a path) a run holds, for the run page's link. */
+    async countActuals(runId: string): Promise<number> {
+      const r = await db
+        .selectFrom('artifacts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('run_id', '=', runId)
+        .where('snapshot_path', 'is not', null)
+        .where('file_name', 'like', '%-actual.%')
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+    runAcceptances: (runId: string) => db.selectFrom('snapshot_acceptances').selectAll().where('run_id', '=', runId).execute(),
+    /** The tests of a run whose file is `filePath` ("Accept all in this file"). */
+    testsOfFile: (runId: string, filePath: string) => db.selectFrom('tests').select('id').where('run_id', '=', runId).where('file_path', '=', filePath).execute(),
     /** The accepted snapshots of a run with their actual's file. */
     ofRun: (runId: string) =>
       db

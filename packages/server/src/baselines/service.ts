@@ -7,6 +7,9 @@ import { signArtifactUrl } from '../artifacts/signing.js';
 import { groupSnapshots, type SnapshotGroup } from './group.js';
 import { createBaselineRepo } from './repo.js';
 
+export interface ReviewTest { id: string; title: string; fullTitle: string; filePath: string | null }
+export interface ReviewFile { filePath: string | null; tests: { test: ReviewTest; snapshots: Snapshot[] }[] }
+
 /** Screenshot baselines (decisions §13): a test's snapshots, accepting their actuals, a run's accepted ones. */
 export function createBaselineService(deps: Deps) {
   const { db, authz, config } = deps;
@@ -19,10 +22,8 @@ export function createBaselineService(deps: Deps) {
     return test;
   }
 
-  async function list(testId: string): Promise<{ groups: SnapshotGroup[]; out: Snapshot[] }> {
-    const groups = groupSnapshots(await repo.screenshots(testId));
-    const accepted = new Map((await repo.acceptances(testId)).map((a) => [a.name, a]));
-    const out = groups.map((g): Snapshot => {
+  const toSnapshots = (groups: SnapshotGroup[], accepted: Map<string, { accepted_by: string; accepted_at: string }>) =>
+    groups.map((g): Snapshot => {
       const a = accepted.get(g.name);
       return {
         name: g.name,
@@ -34,7 +35,11 @@ export function createBaselineService(deps: Deps) {
         acceptance: a ? { by: a.accepted_by, at: a.accepted_at } : null,
       };
     });
-    return { groups, out };
+
+  async function list(testId: string): Promise<{ groups: SnapshotGroup[]; out: Snapshot[] }> {
+    const groups = groupSnapshots(await repo.screenshots(testId));
+    const accepted = new Map((await repo.acceptances(testId)).map((a) => [a.name, a]));
+    return { groups, out: toSnapshots(groups, accepted) };
   }
 
   /** The snapshots `names` picks (all when absent); a name the test has no snapshot of is a 400. */
@@ -90,6 +95,51 @@ export function createBaselineService(deps: Deps) {
         await repo.unaccept(testId, chosen.map((g) => g.name));
       });
       return (await list(testId)).out;
+    },
+
+    /** The visual review page: every snapshot of the run's tests, grouped by test file (then title). */
+    async review(principal: Principal, runId: string): Promise<ReviewFile[]> {
+      const run = await repo.runProject(runId);
+      if (!run) throw new NotFoundError('Run');
+      await authz.project(principal, run.project_id, 'read', 'resource', 'run');
+      const [files, accepted] = await Promise.all([repo.runScreenshots(runId), repo.runAcceptances(runId)]);
+      const byTest = new Map<string, { test: ReviewTest; files: typeof files }>();
+      for (const f of files) {
+        const testId = f.test_id!;
+        let e = byTest.get(testId);
+        if (!e) byTest.set(testId, (e = { test: { id: testId, title: f.title, fullTitle: f.full_title, filePath: f.file_path }, files: [] }));
+        e.files.push(f);
+      }
+      const out = new Map<string, ReviewFile>();
+      for (const { test, files: own } of byTest.values()) {
+        const snapshots = toSnapshots(groupSnapshots(own), new Map(accepted.filter((a) => a.test_id === test.id).map((a) => [a.name, a])));
+        if (snapshots.length === 0) continue;
+        const key = test.filePath ?? '';
+        let file = out.get(key);
+        if (!file) out.set(key, (file = { filePath: test.filePath, tests: [] }));
+        file.tests.push({ test, snapshots });
+      }
+      const files_ = [...out.values()].sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? ''));
+      for (const f of files_) f.tests.sort((a, b) => a.test.fullTitle.localeCompare(b.test.fullTitle));
+      return files_;
+    },
+
+    /** For the run page's link to the review (the caller has read the run): snapshot actuals of all tries. */
+    countOfRun: (runId: string) => repo.countActuals(runId),
+
+    /** A form names a test of this run: another run's test is 404 (nothing leaks). */
+    async inRun(principal: Principal, runId: string, testId: string): Promise<void> {
+      const test = await testOf(principal, testId, 'read');
+      if (test.run_id !== runId) throw new NotFoundError('Test');
+    },
+
+    /** "Accept all in this file": accepts every snapshot of the run's tests of `filePath`. */
+    async acceptFile(principal: Principal, runId: string, filePath: string): Promise<void> {
+      for (const t of await repo.testsOfFile(runId, filePath)) {
+        const test = await testOf(principal, t.id, 'baselines');
+        if (test.run_id !== runId) throw new NotFoundError('Test');
+        if ((await list(t.id)).groups.length) await this.accept(principal, t.id, {});
+      }
     },
 
     async runBaselines(principal: Principal, runId: string): Promise<{ data: Baseline[] }> {
