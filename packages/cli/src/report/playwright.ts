@@ -124,6 +124,8 @@ export interface SpecContext {
   reportDir: string;
   /** The report's `config.rootDir`: error and step locations are stored relative to it, as the reporter does. */
   rootDir?: string;
+  /** The folder of the report's `config.configFile`: snapshot paths are relative to it. */
+  projectRoot?: string;
 }
 
 /**
@@ -135,7 +137,7 @@ export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
   const { spec, suites } = ev;
   const describes = suites.slice(1).map((s) => s.title);
   const filePath = spec.file ?? suites[0]?.filePath;
-  const mapCtx = { rootDir: ctx.rootDir, resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(ctx.reportDir, p)) };
+  const mapCtx = { rootDir: ctx.rootDir, projectRoot: ctx.projectRoot, resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(ctx.reportDir, p)) };
   return (spec.tests ?? []).map((t) => {
     const results = t.results ?? [];
     const last = results[results.length - 1];

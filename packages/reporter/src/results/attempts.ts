@@ -63,6 +63,11 @@ export interface ResultLike {
 export interface MapContext {
   /** Playwright's `rootDir`: locations are stored relative to it (as the report prints them). */
   rootDir?: string;
+  /**
+   * The Playwright project's root, where `playwright.config.ts` lives (snapshot paths are relative
+   * to it, as the baselines live in the repository); Playwright's `rootDir` is the test folder.
+   */
+  projectRoot?: string;
   /** Where a relative attachment path points (the JSON report's folder); live paths are absolute. */
   resolvePath?(path: string): string;
 }
@@ -212,7 +217,7 @@ export function mapTry(r: ResultLike, index: number, ctx: MapContext): MappedTry
   const texts: NonNullable<AttemptInput['attachments']> = [];
   const files: TryFile[] = [];
   const resolved = (p: string) => (ctx.resolvePath ? ctx.resolvePath(p) : p);
-  const paths = snapshotPaths((r.attachments ?? []).map((a) => ({ name: a.name, ...(a.path ? { path: resolved(a.path) } : {}) })), errorsOf(r).map((e) => e.message ?? ''), ctx.rootDir);
+  const paths = snapshotPaths((r.attachments ?? []).map((a) => ({ name: a.name, ...(a.path ? { path: resolved(a.path) } : {}) })), errorsOf(r).map((e) => e.message ?? ''), ctx.projectRoot ?? ctx.rootDir);
   for (const a of r.attachments ?? []) {
     if (isTextAttachment(a) && (a.path || a.body !== undefined)) {
       if (texts.length >= LIMITS.textAttachmentsMax) continue;
