@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { cli, fixtureRunEnv, ROOT, useBuiltServer } from '../cli/helpers.js';
 
@@ -67,10 +68,39 @@ describe('screenshot baselines end to end', () => {
     expect(upTests.length).toBeGreaterThan(0);
     for (const t of upTests) expect((await api(`/tests/${t.id}/snapshots`)).map((s: { snapshotPath: string }) => s.snapshotPath)).toEqual(snapshots[t.title]!.map((s) => s.snapshotPath));
 
-    // Accept: one by name, the rest with no names.
+    // Review in Chromium: both shards' snapshots on one page; accept one by keyboard and a whole file.
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: setup.server.url })).newPage();
+      await page.goto('/');
+      await page.getByLabel('Email').fill(setup.server.owner.email);
+      await page.getByLabel('Password').fill(setup.server.owner.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((u) => u.pathname !== '/');
+      await page.goto(`/runs/${runId}`);
+      await page.getByRole('link', { name: 'Review 4 screenshot changes' }).click();
+      await page.waitForURL(`**/runs/${runId}/visual`);
+      expect(await page.locator('main').innerText()).toContain('4 snapshots, 0 accepted');
+      expect(await page.locator('[data-snapshot]').count()).toBe(4);
+      // j focuses the first snapshot (cart.spec.ts › badge), a accepts it.
+      await page.keyboard.press('j');
+      await page.keyboard.press('a');
+      await page.waitForLoadState('load');
+      await expect.poll(() => page.locator('main').innerText()).toContain('4 snapshots, 1 accepted');
+      await page.getByRole('region', { name: 'Snapshots of home.spec.ts' }).getByRole('button', { name: 'Accept all in this file' }).click();
+      await expect.poll(() => page.locator('main').innerText()).toContain('4 snapshots, 3 accepted');
+      // TESTREPORT_SCREENSHOTS=docs/img refreshes the picture docs/visual-review.md shows.
+      const shots = process.env.TESTREPORT_SCREENSHOTS ? resolve(ROOT, process.env.TESTREPORT_SCREENSHOTS) : setup.dir();
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, 'visual-review.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+    const accepted = (t: string) => api(`/tests/${idOf(t)}/snapshots`).then((l: Array<{ acceptance: unknown }>) => l[0]!.acceptance !== null);
     const idOf = (title: string) => tests.find((t) => t.title === title)!.id;
-    await api(`/tests/${idOf('header')}/snapshots/accept`, 'POST', { names: ['header'] });
-    for (const title of ['footer', 'cart', 'badge']) await api(`/tests/${idOf(title)}/snapshots/accept`, 'POST', {});
+    expect([await accepted('badge'), await accepted('header'), await accepted('footer'), await accepted('cart')]).toEqual([true, true, true, false]);
+    // The rest by API.
+    await api(`/tests/${idOf('cart')}/snapshots/accept`, 'POST', { names: ['cart'] });
     const baselines = (await api(`/runs/${runId}/baselines`)).data as Array<{ snapshotPath: string; url: string }>;
     expect(baselines).toHaveLength(4);
 

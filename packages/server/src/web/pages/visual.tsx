@@ -47,7 +47,7 @@ export function VisualPage({ nav, run, files, artifacts, canAccept }: Props) {
   const accepted = files.reduce((n, f) => n + f.tests.reduce((m, t) => m + t.snapshots.filter((s) => s.acceptance).length, 0), 0);
   return (
     <Layout title={`Visual review · ${run.runTitle || run.id}`} nav={nav}>
-      <main id="main" data-visual-review>
+      <div data-visual-review>
         <p class="small"><a href={`/runs/${run.id}`}>← Run {run.runTitle || run.id.slice(-8)}</a> <StatusBadge status={run.status} /></p>
         <h1>Visual review</h1>
         <p>
@@ -75,7 +75,7 @@ export function VisualPage({ nav, run, files, artifacts, canAccept }: Props) {
             ))}
           </section>
         ))}
-      </main>
+      </div>
     </Layout>
   );
 }
