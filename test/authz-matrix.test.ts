@@ -105,6 +105,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'runs.update': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'PATCH', path: `/runs/${await fresh.run()}`, body: { status: 'passed' } }) },
   'runs.summary': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/summary` }) },
   'runs.compare': { allow: READ, scope: 'resource', build: async () => { const id = await fresh.run(); return { method: 'GET', path: `/runs/${id}/compare?base=${id}` }; } },
+  'runs.baselines': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/baselines` }) },
   'runs.shards': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/runs/${await fresh.run()}/shards` }) },
   'runs.complete': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/complete` }) },
   'runs.cancel': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/runs/${await fresh.run()}/cancel` }) },
@@ -123,6 +124,9 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'tests.get': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/tests/${(await fresh.test()).testId}` }) },
   'tests.steps': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/tests/${(await fresh.test()).testId}/steps` }) },
   'tests.history': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/tests/${(await fresh.test()).testId}/history` }) },
+  'tests.snapshots': { allow: READ, scope: 'resource', build: async () => ({ method: 'GET', path: `/tests/${(await fresh.test()).testId}/snapshots` }) },
+  'tests.acceptSnapshots': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'POST', path: `/tests/${(await fresh.test()).testId}/snapshots/accept`, body: {} }) },
+  'tests.unacceptSnapshots': { allow: REPORT, scope: 'resource', build: async () => ({ method: 'DELETE', path: `/tests/${(await fresh.test()).testId}/snapshots/accept`, body: {} }) },
   'testSuites.upsert': {
     allow: REPORT,
     scope: 'param',

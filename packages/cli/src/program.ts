@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerAuth } from './commands/auth.js';
+import { registerBaselines } from './commands/baselines.js';
 import { registerConfig } from './commands/config.js';
 import { registerErrors } from './commands/errors.js';
 import { registerSearch } from './commands/search.js';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   registerFlaky(program);
   registerErrors(program);
   registerSearch(program);
+  registerBaselines(program);
   registerKeys(program);
   registerWebhooks(program);
   registerProjects(program);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { id, queryInt, timestamp } from './common.js';
 import { ARTIFACT_TYPES } from './artifactRules.js';
+import { snapshotPath } from './baselines.js';
 
 export * from './artifactRules.js';
 
@@ -14,6 +15,8 @@ export const uploadFields = z.object({
   testId: id.optional(),
   /** Which try of the test made the file (decisions §13); a multipart field, so text. */
   retry: queryInt(0, 1_000).optional(),
+  /** A snapshot comparison file's baseline path, relative to the Playwright project root (decisions §13). */
+  snapshotPath: snapshotPath.optional(),
 });
 export type UploadFields = z.input<typeof uploadFields>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as A from './artifacts.js';
+import * as B from './baselines.js';
 import * as C from './compare.js';
 import * as E from './errorGroups.js';
 import * as Auth from './auth.js';
@@ -42,6 +43,7 @@ export const endpoints = {
   'runs.delete': e({ ...routes['runs.delete'], params: idParam, response: R.runDeleted }),
   'runs.summary': e({ ...routes['runs.summary'], params: idParam, query: RS.runSummaryQuery, response: RS.runSummary }),
   'runs.compare': e({ ...routes['runs.compare'], params: idParam, query: C.runCompareQuery, response: C.runComparison }),
+  'runs.baselines': e({ ...routes['runs.baselines'], params: idParam, response: B.baselineList }),
   // Tests
   'tests.create': e({ ...routes['tests.create'], body: T.testCreate, response: T.testCreated }),
   'tests.createBatch': e({ ...routes['tests.createBatch'], body: T.testBatchCreate, response: T.testBatchCreated }),
@@ -49,6 +51,9 @@ export const endpoints = {
   'tests.get': e({ ...routes['tests.get'], params: idParam, response: T.testDetail }),
   'tests.steps': e({ ...routes['tests.steps'], params: idParam, query: T.testStepsQuery, response: T.testSteps }),
   'tests.history': e({ ...routes['tests.history'], params: idParam, response: T.testHistory }),
+  'tests.snapshots': e({ ...routes['tests.snapshots'], params: idParam, response: B.snapshotList }),
+  'tests.acceptSnapshots': e({ ...routes['tests.acceptSnapshots'], params: idParam, body: B.snapshotAccept, response: B.snapshotList }),
+  'tests.unacceptSnapshots': e({ ...routes['tests.unacceptSnapshots'], params: idParam, body: B.snapshotAccept, response: B.snapshotList }),
   // Error groups
   'errors.list': e({ ...routes['errors.list'], query: E.errorListQuery, response: E.errorGroupList }),
   'errors.get': e({ ...routes['errors.get'], params: E.fingerprintParam, query: E.errorGroupQuery, response: E.errorGroupDetail }),

@@ -8,6 +8,7 @@ export * from './tests.js';
 export * from './suites.js';
 export * from './flakiness.js';
 export * from './artifacts.js';
+export * from './baselines.js';
 export * from './projects.js';
 export * from './teams.js';
 export * from './apiKeys.js';

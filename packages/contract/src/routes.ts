@@ -59,6 +59,7 @@ export const routes = {
   'runs.delete': r({ ...api, method: 'DELETE', path: '/runs/:id', rateGroup: 'runsWrite', status: 200, summary: 'Delete a run with its tests, suites and artifacts' }),
   'runs.summary': r({ ...api, method: 'GET', path: '/runs/:id/summary', rateGroup: 'runsRead', status: 200, summary: 'Counts, failures, new failures and fixed tests against a base branch, flaky and quarantined failures of a run' }),
   'runs.compare': r({ ...api, method: 'GET', path: '/runs/:id/compare', rateGroup: 'runsRead', status: 200, summary: 'Compare a run with any other run of its project: new failures, fixed, still failing, added, removed, slower and faster tests' }),
+  'runs.baselines': r({ ...api, method: 'GET', path: '/runs/:id/baselines', rateGroup: 'runsRead', status: 200, summary: 'Accepted snapshots of a run, with signed download URLs of their actuals' }),
   // Tests
   'tests.create': r({ ...api, method: 'POST', path: '/tests', rateGroup: 'testsWrite', status: 201, summary: 'Store one test result' }),
   'tests.createBatch': r({ ...api, method: 'POST', path: '/tests/batch', rateGroup: 'testsWrite', status: 201, summary: 'Store 1–500 test results, all or nothing' }),
@@ -66,6 +67,9 @@ export const routes = {
   'tests.get': r({ ...api, method: 'GET', path: '/tests/:id', rateGroup: 'testsRead', status: 200, summary: 'Get a test result' }),
   'tests.steps': r({ ...api, method: 'GET', path: '/tests/:id/steps', rateGroup: 'testsRead', status: 200, summary: 'Steps of a test in execution order' }),
   'tests.history': r({ ...api, method: 'GET', path: '/tests/:id/history', rateGroup: 'testsRead', status: 200, summary: 'Last 20 results of the same test case, newest first' }),
+  'tests.snapshots': r({ ...api, method: 'GET', path: '/tests/:id/snapshots', rateGroup: 'testsRead', status: 200, summary: 'Failed or missing screenshot comparisons of a test, with their acceptance' }),
+  'tests.acceptSnapshots': r({ ...api, method: 'POST', path: '/tests/:id/snapshots/accept', rateGroup: 'testsWrite', status: 200, summary: 'Accept snapshots\' actuals as the new baselines (all, or the names given)' }),
+  'tests.unacceptSnapshots': r({ ...api, method: 'DELETE', path: '/tests/:id/snapshots/accept', rateGroup: 'testsWrite', status: 200, summary: 'Undo the acceptance of snapshots (all, or the names given)' }),
   // Error groups
   'errors.list': r({ ...api, method: 'GET', path: '/errors', rateGroup: 'testsRead', status: 200, summary: 'Error groups of a project across runs (fingerprinted errors), most recently seen first' }),
   'errors.get': r({ ...api, method: 'GET', path: '/errors/:fingerprint', rateGroup: 'testsRead', status: 200, summary: 'One error group with its daily occurrences and the tests it hits' }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, successResponse, timestamp } from './common.js';
 
-export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'test.quarantined', 'test.released'] as const;
+export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'test.quarantined', 'test.released', 'baselines.accepted'] as const;
 export const webhookEvent = z.enum(WEBHOOK_EVENTS);
 /** What a delivery's body looks like: our signed JSON, a Slack Block Kit message or a Teams Adaptive Card. */
 export const WEBHOOK_FORMATS = ['generic', 'slack', 'teams'] as const;
@@ -133,6 +133,14 @@ export const webhookPayload = z.object({
         action: z.enum(['quarantined', 'released']),
         actor: z.object({ type: z.enum(['user', 'apiKey', 'policy']), id: z.string(), name: z.string() }),
         reason: z.string(), score: z.number(), at: timestamp,
+      })
+      .optional(),
+    /** baselines.accepted (decisions §13): the snapshots one acceptance marked, with who and when. */
+    baselines: z
+      .object({
+        runId: id, testId: id, projectId: id, fullTitle: z.string(), url: z.string(),
+        snapshots: z.array(z.object({ name: z.string(), snapshotPath: z.string(), actual: id })),
+        by: z.string(), at: timestamp,
       })
       .optional(),
   }),

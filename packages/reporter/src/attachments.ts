@@ -29,11 +29,11 @@ export function artifactsOf(test: TestCase, files: readonly TryFile[], testCid: 
   if (rule === 'none') return [];
   const out: PendingArtifact[] = [];
   const statusOf = new Map(test.results.map((r) => [r.retry, r.status]));
-  for (const { retry, attachment: a } of files) {
+  for (const { retry, snapshotPath, attachment: a } of files) {
     const status = statusOf.get(retry);
     if (rule === 'failures' && (status === test.expectedStatus || status === 'skipped')) continue;
     const plan = planArtifact(a, a.path ? sizeOf(a.path) : null);
-    if (plan.ok) out.push({ testCid, job: { cid: randomUUID(), type: plan.type, fileName: plan.fileName, source: plan.source, retry } });
+    if (plan.ok) out.push({ testCid, job: { cid: randomUUID(), type: plan.type, fileName: plan.fileName, source: plan.source, retry, ...(snapshotPath ? { snapshotPath } : {}) } });
     // A file gone before the end of its test is not worth a warning.
     else if (plan.reason === 'too_large' || plan.reason === 'bad_format') skipped.push(plan.fileName);
   }

@@ -148,7 +148,7 @@ export class LiveDelivery {
     for (const t of tests)
       for (const a of t.artifacts) {
         // A body reaches the spool only if it is not delivered (see keepUnsent): it is in memory already.
-        if (typeof a.job.source === 'string') this.spool.write({ t: 'artifact', cid: a.job.cid, testCid: a.testCid, type: a.job.type, fileName: a.job.fileName, path: a.job.source, ...(a.job.retry !== undefined ? { retry: a.job.retry } : {}) });
+        if (typeof a.job.source === 'string') this.spool.write({ t: 'artifact', cid: a.job.cid, testCid: a.testCid, type: a.job.type, fileName: a.job.fileName, path: a.job.source, ...(a.job.retry !== undefined ? { retry: a.job.retry } : {}), ...(a.job.snapshotPath ? { snapshotPath: a.job.snapshotPath } : {}) });
         this.unsent.set(a.job.cid, a);
       }
     if (this.pendingTests >= MAX_PENDING_TESTS) {
@@ -239,7 +239,7 @@ export class LiveDelivery {
       const kept = this.spool.keepFile(a.job.cid, a.job.fileName, a.job.source);
       if (!kept) continue;
       this.kept.add(a.job.cid);
-      this.spool.write({ t: 'artifact', cid: a.job.cid, testCid: a.testCid, type: a.job.type, fileName: a.job.fileName, path: kept, ...(a.job.retry !== undefined ? { retry: a.job.retry } : {}) });
+      this.spool.write({ t: 'artifact', cid: a.job.cid, testCid: a.testCid, type: a.job.type, fileName: a.job.fileName, path: kept, ...(a.job.retry !== undefined ? { retry: a.job.retry } : {}), ...(a.job.snapshotPath ? { snapshotPath: a.job.snapshotPath } : {}) });
       // The body is on disk now; Playwright's copy is the only one left in memory.
       a.job.source = resolve(dirname(this.spool.file), kept);
     }

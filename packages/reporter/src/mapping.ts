@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { TestCreate } from '@testreport/contract';
 import type { SuiteRecord, TestBody } from './delivery/records.js';
@@ -63,7 +63,7 @@ const tagsOf = (tags: readonly string[]): string[] => (tags.length === 0 ? [] : 
  */
 export function mapTest(test: TestCase, config: FullConfig, multiProject: boolean): { body: TestBody; files: TryFile[] } {
   const status = statusOf(test);
-  const { fields, files } = mapResults(test.results, status, { rootDir: config.rootDir });
+  const { fields, files } = mapResults(test.results, status, { rootDir: config.rootDir, projectRoot: config.configFile ? dirname(config.configFile) : config.rootDir });
   const body: TestBody = {
     title: test.title || '(untitled)',
     fullTitle: fullTitleOf(test, multiProject) || test.title || '(untitled)',

@@ -166,7 +166,7 @@ async function* outgoing(file: string, s: SpoolIndex): AsyncGenerator<Outgoing> 
   for await (const r of records(file)) if (r.t === 'batch') yield r;
   for (const a of s.artifacts.values()) {
     const path = isAbsolute(a.path) ? a.path : resolve(dirname(file), a.path);
-    yield { t: 'artifact', testCid: a.testCid, job: { cid: a.cid, type: a.type, fileName: a.fileName, source: path, ...(a.retry !== undefined ? { retry: a.retry } : {}) } };
+    yield { t: 'artifact', testCid: a.testCid, job: { cid: a.cid, type: a.type, fileName: a.fileName, source: path, ...(a.retry !== undefined ? { retry: a.retry } : {}), ...(a.snapshotPath ? { snapshotPath: a.snapshotPath } : {}) } };
   }
   // Without a finish record the reporter never reached onEnd (killed or crashed): the run did not complete.
   yield s.finish ?? { t: 'finish', cid: `${s.run.cid}-finish`, body: { status: 'cancelled', ...shardOf(s.run.body) } };

@@ -1,6 +1,7 @@
 import { accountsHandlers } from './accounts/route.js';
 import { apiKeysHandlers } from './apiKeys/route.js';
 import { artifactsHandlers } from './artifacts/route.js';
+import { baselinesHandlers } from './baselines/route.js';
 import { errorGroupsHandlers } from './errorGroups/route.js';
 import { flakinessHandlers } from './flakiness/route.js';
 import type { Handlers } from './http/handler.js';
@@ -31,5 +32,6 @@ export const handlers: Handlers = {
   ...errorGroupsHandlers,
   ...searchHandlers,
   ...artifactsHandlers,
+  ...baselinesHandlers,
   ...webhooksHandlers,
 };

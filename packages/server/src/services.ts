@@ -5,6 +5,7 @@ import { createUserService } from './accounts/users.js';
 import { createApiKeyRepo } from './apiKeys/repo.js';
 import { createApiKeyService } from './apiKeys/service.js';
 import { createArtifactService } from './artifacts/service.js';
+import { createBaselineService } from './baselines/service.js';
 import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
 import { createErrorGroupService } from './errorGroups/service.js';
@@ -75,6 +76,7 @@ export function createServices(deps: Deps) {
     search: createSearchService(deps),
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
+    baselines: createBaselineService(deps),
     webhooks,
     retention,
     me: createMeService({ users, teams, projects }),

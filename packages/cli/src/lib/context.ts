@@ -43,6 +43,8 @@ export class Context {
   readonly config: ResolvedConfig;
   readonly env: NodeJS.ProcessEnv;
   readonly interactive: boolean;
+  /** The working folder: where files a command writes (baselines pull) go. */
+  readonly cwd: string;
   private cachedProject?: Promise<string>;
   private clients = new Map<AuthNeed, TestReportClient>();
 
@@ -52,6 +54,7 @@ export class Context {
   ) {
     this.env = io.env ?? process.env;
     this.interactive = io.interactive ?? Boolean(process.stdin.isTTY);
+    this.cwd = io.cwd ?? process.cwd();
     this.out = new Output(Boolean(opts.json), colorLevel((io.stdout ?? process.stdout) as NodeJS.WriteStream, this.env, opts.color === false), io.stdout, io.stderr);
     this.config = resolveConfig({ url: opts.url, apiKey: opts.apiKey, projectId: opts.project }, { env: this.env, cwd: io.cwd });
   }

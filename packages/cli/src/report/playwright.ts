@@ -124,6 +124,8 @@ export interface SpecContext {
   reportDir: string;
   /** The report's `config.rootDir`: error and step locations are stored relative to it, as the reporter does. */
   rootDir?: string;
+  /** The folder of the report's `config.configFile`: snapshot paths are relative to it. */
+  projectRoot?: string;
 }
 
 /**
@@ -135,7 +137,7 @@ export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
   const { spec, suites } = ev;
   const describes = suites.slice(1).map((s) => s.title);
   const filePath = spec.file ?? suites[0]?.filePath;
-  const mapCtx = { rootDir: ctx.rootDir, resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(ctx.reportDir, p)) };
+  const mapCtx = { rootDir: ctx.rootDir, projectRoot: ctx.projectRoot, resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(ctx.reportDir, p)) };
   return (spec.tests ?? []).map((t) => {
     const results = t.results ?? [];
     const last = results[results.length - 1];
@@ -151,8 +153,8 @@ export function specToRecords(ev: SpecEvent, ctx: SpecContext): ReportRecord[] {
     if (tags.length) test.tags = tags;
     const annotations = (t.annotations ?? []).filter((a) => a.type).map((a) => ({ type: a.type!, description: a.description ?? '' }));
     if (annotations.length) test.annotations = annotations;
-    const attachments: AttachmentRef[] = files.map(({ retry, attachment: a }) => ({
-      name: a.name ?? 'attachment', contentType: a.contentType, retry,
+    const attachments: AttachmentRef[] = files.map(({ retry, snapshotPath, attachment: a }) => ({
+      name: a.name ?? 'attachment', contentType: a.contentType, retry, ...(snapshotPath ? { snapshotPath } : {}),
       ...(a.path ? { path: a.path } : {}), ...(a.body ? { body: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) } : {}),
     }));
     return { kind: 'test', suites, test, attachments, ...(t.projectName ? { project: t.projectName } : {}) };

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { readJunit } from './junit.js';
 import type { ReportInputs } from './inputs.js';
 import { metaOf, reportDirOf, specToRecords, walkPlaywright } from './playwright.js';
@@ -22,10 +23,13 @@ export async function* readReport(inputs: ReportInputs, opts: ReadOptions): Asyn
     const reportDir = reportDirOf(file);
     // Playwright writes `config` before `suites`: its rootDir is known before the first spec.
     let rootDir: string | undefined;
+    let projectRoot: string | undefined;
     for await (const ev of walkPlaywright(file)) {
-      if (ev.kind === 'spec') yield* specToRecords(ev.event, { multiProject: opts.multiProject, reportDir, rootDir });
+      if (ev.kind === 'spec') yield* specToRecords(ev.event, { multiProject: opts.multiProject, reportDir, rootDir, projectRoot });
       else {
         if (ev.kind === 'config' && typeof ev.config?.rootDir === 'string') rootDir = ev.config.rootDir;
+        // Snapshot paths are relative to the folder of the config file (the Playwright project's root).
+        if (ev.kind === 'config' && typeof ev.config?.configFile === 'string') projectRoot = dirname(ev.config.configFile);
         const meta = metaOf(ev);
         if (meta) yield meta;
       }

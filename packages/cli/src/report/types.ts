@@ -14,6 +14,8 @@ export interface AttachmentRef {
   contentType?: string;
   /** The try that made it, when the report says (Playwright: its result's `retry`). */
   retry?: number;
+  /** A snapshot comparison's file: its baseline's path relative to the project root. */
+  snapshotPath?: string;
 }
 
 /** A test as the report describes it, before it belongs to a run. */

@@ -113,7 +113,7 @@ async function* reportRecords(plan: UploadPlan, state: ReadState): AsyncGenerato
     for (const a of r.attachments) {
       const cid = a.path ? `${index}-${fileIndex++}` : `${index}-body-${bodyIndex++}`;
       const p = await planAttachment(a);
-      if (p.ok) batch.artifacts!.push({ test, job: { cid, type: p.type, fileName: p.fileName, source: p.source, ...(a.retry !== undefined ? { retry: a.retry } : {}) } });
+      if (p.ok) batch.artifacts!.push({ test, job: { cid, type: p.type, fileName: p.fileName, source: p.source, ...(a.retry !== undefined ? { retry: a.retry } : {}), ...(a.snapshotPath ? { snapshotPath: a.snapshotPath } : {}) } });
       else notUploaded.push({ reason: p.reason, detail: p.detail });
     }
   }

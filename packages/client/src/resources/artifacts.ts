@@ -26,6 +26,8 @@ export interface UploadInput {
   testId?: string;
   /** The try of the test that made the file (Playwright's `retry`, 0 for the first). */
   retry?: number;
+  /** For a snapshot comparison's file: its baseline's path relative to the Playwright project root. */
+  snapshotPath?: string;
 }
 
 const MIME_BY_EXT: Record<string, string> = {
@@ -91,6 +93,7 @@ export class Artifacts extends APIResource {
     ];
     if (input.testId) fields.push(['testId', input.testId]);
     if (input.retry !== undefined) fields.push(['retry', String(input.retry)]);
+    if (input.snapshotPath !== undefined) fields.push(['snapshotPath', input.snapshotPath]);
     const res = await this.client.call(
       'artifacts.upload',
       { multipart: buildMultipart(fields, 'file', file), replayable, bodyFailure, timeoutMs: this.client.uploadTimeoutMs },

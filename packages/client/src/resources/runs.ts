@@ -46,6 +46,11 @@ export class Runs extends APIResource {
    * still failing, added, removed, slower and faster tests (≥ 20% and ≥ 100 ms), each list its
    * first `limit` entries and its total.
    */
+  /** The accepted snapshots of a run, with signed download URLs of their actuals (decisions §13). */
+  baselines(id: string, opts?: RequestOptions) {
+    return this.client.request('runs.baselines', { params: { id } }, opts);
+  }
+
   compare(id: string, base: string, query: Omit<QueryOf<'runs.compare'>, 'base'> = {}, opts?: RequestOptions) {
     return this.client.request('runs.compare', { params: { id }, query: { ...query, base } }, opts);
   }

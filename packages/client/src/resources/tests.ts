@@ -61,6 +61,21 @@ export class Tests extends APIResource {
   history(id: string, opts?: RequestOptions) {
     return this.client.request('tests.history', { params: { id } }, opts);
   }
+
+  /** Failed or missing screenshot comparisons of the result, each with its acceptance (decisions §13). */
+  snapshots(id: string, opts?: RequestOptions) {
+    return this.client.request('tests.snapshots', { params: { id } }, opts);
+  }
+
+  /** Accepts the actuals of the named snapshots (all when `names` is absent) as new baselines. */
+  acceptSnapshots(id: string, body: BodyOf<'tests.acceptSnapshots'> = {}, opts?: RequestOptions) {
+    return this.client.request('tests.acceptSnapshots', { params: { id }, body }, opts);
+  }
+
+  /** Undoes the acceptance of the named snapshots (all when `names` is absent). */
+  unacceptSnapshots(id: string, body: BodyOf<'tests.unacceptSnapshots'> = {}, opts?: RequestOptions) {
+    return this.client.request('tests.unacceptSnapshots', { params: { id }, body }, opts);
+  }
   iterate(query: QueryOf<'tests.list'>, opts?: RequestOptions) {
     return paginate((q, o) => this.list(q, o), query, opts);
   }

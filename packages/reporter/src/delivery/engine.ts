@@ -140,7 +140,7 @@ export class Delivery {
     } else bytes = job.source.byteLength;
     try {
       const art = await this.o.client.artifacts.upload(
-        { file: job.source, fileName: job.fileName, type: job.type, ...this.run, ...(testId ? { testId } : {}), ...(job.contentType ? { contentType: job.contentType } : {}), ...(job.retry !== undefined ? { retry: job.retry } : {}) },
+        { file: job.source, fileName: job.fileName, type: job.type, ...this.run, ...(testId ? { testId } : {}), ...(job.contentType ? { contentType: job.contentType } : {}), ...(job.retry !== undefined ? { retry: job.retry } : {}), ...(job.snapshotPath ? { snapshotPath: job.snapshotPath } : {}) },
         this.key('artifact', job.cid),
       );
       this.ack({ cid: job.cid, id: art.id });

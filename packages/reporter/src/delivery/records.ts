@@ -14,7 +14,7 @@ export interface RunRecord { t: 'run'; cid: string; body: RunBody }
 export interface SuiteRecord { t: 'suite'; cid: string; parentCid: string | null; body: { title: string; filePath?: string } }
 export interface BatchRecord { t: 'batch'; cid: string; tests: { cid: string; body: TestBody }[] }
 /** An artifact as a spool stores it: always a file (bodies are written out before they are spooled). */
-export interface ArtifactRecord { t: 'artifact'; cid: string; testCid: string; type: ArtifactType; fileName: string; path: string; retry?: number }
+export interface ArtifactRecord { t: 'artifact'; cid: string; testCid: string; type: ArtifactType; fileName: string; path: string; retry?: number; snapshotPath?: string }
 export interface FinishRecord { t: 'finish'; cid: string; body: RunUpdate }
 /** The server confirmed a record and gave it these ids. */
 export interface AckRecord { t: 'ack'; cid: string; id?: string; ids?: string[] }
@@ -28,6 +28,8 @@ export interface ArtifactJob {
   contentType?: string;
   /** The try of the test that made it. */
   retry?: number;
+  /** A snapshot comparison's file: its baseline's path relative to the project root. */
+  snapshotPath?: string;
 }
 
 export type RecordKind = 'run' | 'suite' | 'batch' | 'artifact' | 'finish';

@@ -3,6 +3,7 @@ import { relative, sep } from 'node:path';
 import type { AttemptInput, StepInput, TestCreate } from '@testreport/contract';
 import { appendCapped, cleanError, cleanOutput, LIMITS, stripAnsi, TEXT_CAPS, truncate } from '@testreport/contract/core';
 import { parseFormattedError, stackLocation, stackMessage, type Location } from './errors.js';
+import { snapshotKey, snapshotPaths } from './snapshots.js';
 
 /**
  * The one mapping of Playwright's results to the contract, used by the live reporter (Playwright's
@@ -62,6 +63,11 @@ export interface ResultLike {
 export interface MapContext {
   /** Playwright's `rootDir`: locations are stored relative to it (as the report prints them). */
   rootDir?: string;
+  /**
+   * The Playwright project's root, where `playwright.config.ts` lives (snapshot paths are relative
+   * to it, as the baselines live in the repository); Playwright's `rootDir` is the test folder.
+   */
+  projectRoot?: string;
   /** Where a relative attachment path points (the JSON report's folder); live paths are absolute. */
   resolvePath?(path: string): string;
 }
@@ -69,6 +75,8 @@ export interface MapContext {
 /** A file of a try, for the artifact planner: the attachment with the retry that made it. */
 export interface TryFile {
   retry: number;
+  /** A snapshot comparison's file: its baseline's path relative to the project root (results/snapshots.ts). */
+  snapshotPath?: string;
   attachment: { name: string; contentType?: string; path?: string; body?: Uint8Array };
 }
 
@@ -208,6 +216,8 @@ export function mapTry(r: ResultLike, index: number, ctx: MapContext): MappedTry
   const status = (ATTEMPT_STATUSES.has(r.status ?? '') ? r.status : 'failed') as AttemptInput['status'];
   const texts: NonNullable<AttemptInput['attachments']> = [];
   const files: TryFile[] = [];
+  const resolved = (p: string) => (ctx.resolvePath ? ctx.resolvePath(p) : p);
+  const paths = snapshotPaths((r.attachments ?? []).map((a) => ({ name: a.name, ...(a.path ? { path: resolved(a.path) } : {}) })), errorsOf(r).map((e) => e.message ?? ''), ctx.projectRoot ?? ctx.rootDir);
   for (const a of r.attachments ?? []) {
     if (isTextAttachment(a) && (a.path || a.body !== undefined)) {
       if (texts.length >= LIMITS.textAttachmentsMax) continue;
@@ -216,7 +226,8 @@ export function mapTry(r: ResultLike, index: number, ctx: MapContext): MappedTry
       continue;
     }
     if (!a.path && a.body === undefined) continue;
-    files.push({ retry, attachment: { name: a.name, contentType: a.contentType, ...(a.path ? { path: ctx.resolvePath ? ctx.resolvePath(a.path) : a.path } : {}), ...(a.body !== undefined ? { body: bodyBytes(a.body) } : {}) } });
+    const snapshotPath = paths.get(snapshotKey(a.name) ?? '');
+    files.push({ retry, ...(snapshotPath ? { snapshotPath } : {}), attachment: { name: a.name, contentType: a.contentType, ...(a.path ? { path: ctx.resolvePath ? ctx.resolvePath(a.path) : a.path } : {}), ...(a.body !== undefined ? { body: bodyBytes(a.body) } : {}) } });
   }
   const errors = errorsOf(r).slice(0, LIMITS.attemptErrorsMax).map((e) => mapError(e, ctx));
   const steps = mapSteps(r.steps, ctx);

@@ -53,7 +53,7 @@ export function createArtifactService(deps: Deps) {
      * will name it; the caller `commit`s the row or `discard`s the file. On any failure the partial
      * file is gone (the store writes to a temp file) and no row exists.
      */
-    async receive(fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string; retry?: number }, file: Readable, clientFileName: string | undefined): Promise<ArtifactsTable> {
+    async receive(fields: { type: UploadFields['type']; runId: string; projectId: string; testId?: string; retry?: number; snapshotPath?: string }, file: Readable, clientFileName: string | undefined): Promise<ArtifactsTable> {
       const id = newId();
       const key = artifactKey(fields.projectId, fields.runId, id);
       const inspector = createArtifactInspector(fields.type);
@@ -68,6 +68,7 @@ export function createArtifactService(deps: Deps) {
         run_id: fields.runId,
         test_id: fields.testId ?? null,
         retry: fields.retry ?? null,
+        snapshot_path: fields.snapshotPath ?? null,
         type: fields.type,
         file_name: sanitizeFileName(clientFileName, `${fields.type}-${id}`),
         file_size: size,
@@ -80,7 +81,7 @@ export function createArtifactService(deps: Deps) {
     },
 
     /** What an upload asked for, file bytes included: an Idempotency-Key repeat must match it (15.7). */
-    digest: (row: ArtifactsTable) => JSON.stringify([row.project_id, row.run_id, row.test_id, row.type, row.file_name, row.sha256, ...(row.retry == null ? [] : [row.retry])]),
+    digest: (row: ArtifactsTable) => JSON.stringify([row.project_id, row.run_id, row.test_id, row.type, row.file_name, row.sha256, ...(row.retry == null ? [] : [row.retry]), ...(row.snapshot_path == null ? [] : [row.snapshot_path])]),
 
     /** Names the received file; in the caller's transaction when there is one (with the stored response). */
     async commit(row: ArtifactsTable): Promise<Artifact> {

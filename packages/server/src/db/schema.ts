@@ -57,13 +57,15 @@ export interface TestsTable {
   /** JSON array of CODEOWNERS owners; null = none known. */
   owners: string | null;
 }
-export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; retry?: number | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
+export interface ArtifactsTable { id: string; project_id: string; run_id: string; test_id: string | null; retry?: number | null; snapshot_path?: string | null; type: string; file_name: string; file_size: number; mime_type: string; storage_key: string; sha256: string | null; created_at: string }
 export interface WebhooksTable { id: string; project_id: string; url: string; events: string; format: Generated<string>; headers: Generated<string>; secret: string | null; is_active: Bool; created_at: string; updated_at: string }
 export interface WebhookDeliveriesTable { id: string; webhook_id: string; project_id: string; event: string; payload: string; status: string; attempt_count: Generated<number>; next_attempt_at: string | null; locked_until: string | null; created_at: string; updated_at: string }
 export interface WebhookAttemptsTable { id: string; delivery_id: string; attempt: number; status_code: number | null; error: string | null; duration_ms: number; created_at: string }
 export interface IdempotencyKeysTable { id: string; scope: string; key: string; method: string; path: string; request_hash: string; status_code: number | null; response_body: string | null; created_at: string }
 
 export interface QuarantineEventsTable { id: string; project_id: string; case_id: string; action: string; actor_type: string; actor_id: string; actor_name: string; reason: string; score: number; created_at: string }
+
+export interface SnapshotAcceptancesTable { test_id: string; name: string; run_id: string; actual_id: string; accepted_by: string; accepted_at: string }
 
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
@@ -92,4 +94,5 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_windows: RateLimitWindowsTable;
   quarantine_events: QuarantineEventsTable;
+  snapshot_acceptances: SnapshotAcceptancesTable;
 }

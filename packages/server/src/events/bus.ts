@@ -1,4 +1,4 @@
-import type { QuarantineEvent, Run } from '@testreport/contract';
+import type { QuarantineEvent, Run, WebhookPayload } from '@testreport/contract';
 
 /** A quarantine change as webhooks announce it (`test.quarantined` / `test.released`). */
 export interface QuarantineChanged extends QuarantineEvent {
@@ -19,6 +19,8 @@ export interface EventMap {
   'run.finished': { run: Run };
   /** Fires once per quarantine change, inside the transaction that made it. */
   'test.quarantine': { change: QuarantineChanged };
+  /** Fires once per acceptance that marked at least one snapshot, inside its transaction. */
+  'baselines.accepted': { accepted: NonNullable<WebhookPayload['data']['baselines']> };
 }
 type Listener<K extends keyof EventMap> = (payload: EventMap[K]) => void | Promise<void>;
 

@@ -10,6 +10,7 @@ import { Layout, type NavData } from './layout.js';
 import { ComparePage, ComparePickPage } from './pages/compare.js';
 import { mountErrorPages } from './errorRoutes.js';
 import { mountSearchPages } from './searchRoutes.js';
+import { mountVisualPages } from './visualRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
@@ -74,16 +75,17 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       const run = await services.runs.get(principal, param(c));
       const filters = { status: oneOf(c.req.query('status'), ['passed', 'failed', 'flaky', 'skipped']), q: text(c.req.query('q')) };
       const pageNo = pageOf(c.req.query('page'));
-      const [nav, { groups, comparison, flaky }, suite, shards] = await Promise.all([
+      const [nav, { groups, comparison, flaky }, suite, shards, snapshots] = await Promise.all([
         loadNav(services, principal, run.projectId, 'runs'),
         services.runComparison.summary(principal, run.id),
         services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
         run.finishedShards !== null ? services.runs.shards(principal, run.id).then((r) => r.data) : [],
+        services.baselines.countOfRun(run.id),
       ]);
       const fingerprints = [...new Set(groups.flatMap((g) => g.tests.map((t) => t.errorFingerprint)).filter((fp): fp is string => fp !== null))];
       const seen = await services.errorGroups.firstSeenOf(run.projectId, fingerprints);
       rememberProject(c, run.projectId);
-      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} seen={seen} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} />);
+      return render(c, services, <RunPage nav={nav} run={run} shards={shards} groups={groups} seen={seen} comparison={comparison} flaky={flaky} suite={suite} filters={filters} page={pageNo} snapshots={snapshots} />);
     }),
   );
 
@@ -172,6 +174,7 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
 
   mountErrorPages(app, services, page);
   mountSearchPages(app, services, page);
+  mountVisualPages(app, services, page);
 
   /** `/`: the last project used (or the first one reachable). */
   return async function home(c: Ctx) {

@@ -181,6 +181,14 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     afterCommit(() => worker.kick());
   }, { durable: true });
 
+  // Accepted baselines (decisions §13), likewise queued in the transaction of the acceptance.
+  deps.events.on('baselines.accepted', async ({ accepted }) => {
+    const hooks = (await repo.activeByProject(accepted.projectId)).filter((h) => fromJson<WebhookEvent[]>(h.events, []).includes('baselines.accepted'));
+    if (hooks.length === 0) return;
+    await repo.insertDeliveries(hooks.map((hook) => deliveryRow(hook, 'baselines.accepted', { baselines: accepted })));
+    afterCommit(() => worker.kick());
+  }, { durable: true });
+
   return {
     job: worker.job as BackgroundJob,
     /** Runs one pass of the worker: sends every due delivery once. For tests and the worker loop. */

@@ -34,6 +34,20 @@ export const ISLANDS = `
     setTimeout(tick, 5000);
   };
   setTimeout(tick, 5000);
+  // Visual review (pages/visual.tsx): j / k move between snapshots, a submits the focused one's Accept or Undo.
+  if (document.querySelector('[data-visual-review]')) {
+    const snaps = () => [...document.querySelectorAll('[data-snapshot]')];
+    const focusAt = (i) => { const list = snaps(); const el = list[Math.max(0, Math.min(list.length - 1, i))]; if (el) { el.focus(); el.scrollIntoView({ block: 'start' }); } };
+    if (location.hash) { const el = document.getElementById(decodeURIComponent(location.hash.slice(1))); if (el) el.focus(); }
+    document.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || (e.target.closest && e.target.closest('input, textarea, select'))) return;
+      const current = document.activeElement && document.activeElement.closest ? document.activeElement.closest('[data-snapshot]') : null;
+      const index = current ? snaps().indexOf(current) : -1;
+      if (e.key === 'j') { e.preventDefault(); focusAt(index + 1); }
+      else if (e.key === 'k') { e.preventDefault(); focusAt(index - 1); }
+      else if (e.key === 'a' && current) { const form = current.querySelector('form[data-snapshot-action]'); if (form) { e.preventDefault(); form.requestSubmit(); } }
+    });
+  }
   // Snapshot comparisons (components/imageDiff.tsx): the modes of Playwright's report, by keyboard too.
   for (const box of document.querySelectorAll('[data-imgdiff]')) {
     const modes = box.getAttribute('data-imgdiff').split('|').filter(Boolean);

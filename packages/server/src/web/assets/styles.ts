@@ -83,6 +83,8 @@ pre.snippet .line{display:block;padding:0 .75rem}
 pre.snippet .hl{background:color-mix(in srgb,var(--fail) 14%,transparent);font-weight:600}
 pre.snippet .caret{color:var(--fail)}
 .ansi-red{color:var(--fail)}.ansi-green{color:var(--pass)}.ansi-yellow{color:var(--flaky)}.ansi-blue,.ansi-cyan{color:var(--accent)}.ansi-magenta{color:#a337c8}.ansi-dim,.ansi-black,.ansi-white{color:var(--muted)}.ansi-bold{font-weight:700}
+.snapshot{margin:0 0 1.5rem}
+[data-snapshot]:focus{outline:2px solid currentColor;outline-offset:4px}
 .imgdiff{border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem;margin:.75rem 0}
 .imgdiff h4{margin:.25rem 0 .5rem}
 .imgdiff-images,.imgdiff-view{display:flex;flex-wrap:wrap;gap:1rem}

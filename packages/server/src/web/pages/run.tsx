@@ -72,7 +72,7 @@ function Novelty({ group, seen, runId }: { group: ErrorGroup; seen: Map<string, 
   );
 }
 
-export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; seen: Map<string, FirstSeen>; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number }) {
+export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; seen: Map<string, FirstSeen>; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number; snapshots?: number }) {
   const { run, groups, comparison, flaky, suite, filters } = props;
   const path = `/runs/${run.id}`;
   const cards: [string, string | number, string][] = [
@@ -91,7 +91,7 @@ export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups
           {run.status === 'running' && <span data-running class="muted small"> updating live</span>}
         </h1>
         <Meta run={run} />
-        <p class="small"><a href={`/runs/${run.id}/compare`}>Compare with…</a> any run of this project{comparison.baseRun && <> · <a href={`/runs/${run.id}/compare?base=${comparison.baseRun.id}`}>with the previous run</a></>}</p>
+        <p class="small"><a href={`/runs/${run.id}/compare`}>Compare with…</a> any run of this project{comparison.baseRun && <> · <a href={`/runs/${run.id}/compare?base=${comparison.baseRun.id}`}>with the previous run</a></>}{props.snapshots ? <> · <a href={`/runs/${run.id}/visual`}>Review {props.snapshots} screenshot change{props.snapshots === 1 ? '' : 's'}</a></> : null}</p>
         <div class="cards">
           {cards.map(([label, value, cls]) => (
             <div class="card">
