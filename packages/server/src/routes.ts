@@ -13,7 +13,7 @@ import { searchHandlers } from './search/route.js';
 import { shardPlanHandlers } from './shardPlan/route.js';
 import { suitesHandlers } from './suites/route.js';
 import { teamsHandlers } from './teams/route.js';
-import { testsHandlers } from './results/route.js';
+import { resultsHandlers } from './results/route.js';
 import { webhooksHandlers } from './webhooks/route.js';
 
 /** Every operation of the contract has exactly one handler; a missing one fails to compile. */
@@ -26,7 +26,7 @@ export const handlers: Handlers = {
   ...meHandlers,
   ...runsHandlers,
   ...shardPlanHandlers,
-  ...testsHandlers,
+  ...resultsHandlers,
   ...suitesHandlers,
   ...flakinessHandlers,
   ...errorGroupsHandlers,

@@ -30,7 +30,7 @@ import { createShardTimeouts } from './runs/timeouts.js';
 import { createSuiteService } from './suites/service.js';
 import { createTeamService } from './teams/service.js';
 import { createCaseStateService } from './results/caseState.js';
-import { createTestService } from './results/service.js';
+import { createResultService } from './results/service.js';
 import { createWebhookService } from './webhooks/service.js';
 import { createSsoService } from './sso/service.js';
 
@@ -64,7 +64,7 @@ export function createServices(deps: Deps) {
     projects,
     runs,
     shardTimeouts,
-    tests: createTestService(deps, { runs }),
+    results: createResultService(deps, { runs }),
     runComparison: createRunComparison(deps),
     runCompare: createRunCompare(deps),
     runOverview: createRunOverview(deps),

@@ -27,7 +27,7 @@ import { ownersColumn } from '../owners/filter.js';
 type FieldOf = (index: number, field: string) => string;
 
 /** `runs` hears of results arriving: they are activity of a CI build's running shards. */
-export function createTestService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
+export function createResultService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
   const { db } = deps;
   const repo = createTestRepo(db);
 
@@ -179,4 +179,4 @@ export function createTestService(deps: Deps, others: { runs: Pick<RunService, '
     },
   };
 }
-export type TestService = ReturnType<typeof createTestService>;
+export type ResultService = ReturnType<typeof createResultService>;

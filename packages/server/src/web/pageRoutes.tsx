@@ -110,15 +110,15 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
     '/tests/:id',
     page(services, async (c) => {
       const principal = c.get('principal');
-      const test = await services.tests.get(principal, param(c));
+      const test = await services.results.get(principal, param(c));
       const tries = triesOf(test, 0);
       const asked = Number(c.req.query('retry'));
       const selected = tries.some((a) => a.retry === asked) && c.req.query('retry') !== '' ? asked : defaultTry(tries);
       const [run, steps, artifacts, history, caseState, nav] = await Promise.all([
         services.runs.get(principal, test.runId),
-        services.tests.steps(principal, test.id, selected),
+        services.results.steps(principal, test.id, selected),
         services.artifacts.list(principal, { runId: test.runId, testId: test.id }),
-        services.tests.history(principal, test.id),
+        services.results.history(principal, test.id),
         services.caseState.ofTest(principal, test.id),
         loadNav(services, principal, test.projectId, 'runs'),
       ]);
