@@ -3,7 +3,7 @@ import { png, startTestServer, type TestServer } from '@testreport/server/testin
 import { LIMITS, NotFoundError, ValidationError, type TestCreate, type TestReportClient } from '@testreport/client';
 import { clientFor } from './realServer.js';
 
-/** Attempts of a test (decisions §13) through the real server and the SDK, on SQLite or PostgreSQL (TESTREPORT_TEST_DB). */
+/** Attempts of a test (docs/decisions.md §13) through the real server and the SDK, on SQLite or PostgreSQL (TESTREPORT_TEST_DB). */
 let t: TestServer;
 let sdk: TestReportClient;
 

@@ -5,7 +5,7 @@ import { startReceiver } from '../../packages/server/src/testing/receiver.js';
 import { PermissionError, ValidationError, type TestReportClient } from '@testreport/client';
 import { clientFor } from './realServer.js';
 
-/** Screenshot baselines (decisions §13) through the real server and the SDK, on SQLite or PostgreSQL (TESTREPORT_TEST_DB). */
+/** Screenshot baselines (docs/decisions.md §13) through the real server and the SDK, on SQLite or PostgreSQL (TESTREPORT_TEST_DB). */
 let t: TestServer;
 let sdk: TestReportClient;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

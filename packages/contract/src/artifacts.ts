@@ -13,9 +13,9 @@ export const uploadFields = z.object({
   runId: id,
   projectId: id,
   testId: id.optional(),
-  /** Which try of the test made the file (decisions §13); a multipart field, so text. */
+  /** Which try of the test made the file (docs/decisions.md §13); a multipart field, so text. */
   retry: queryInt(0, 1_000).optional(),
-  /** A snapshot comparison file's baseline path, relative to the Playwright project root (decisions §13). */
+  /** A snapshot comparison file's baseline path, relative to the Playwright project root (docs/decisions.md §13). */
   snapshotPath: snapshotPath.optional(),
 });
 export type UploadFields = z.input<typeof uploadFields>;

@@ -23,7 +23,7 @@ export const snapshotPath = z.string().superRefine((p, ctx) => {
 
 export const acceptance = z.object({ by: z.string(), at: timestamp });
 
-/** A failed or missing snapshot comparison of a test (decisions §13): artifact ids of its files. */
+/** A failed or missing snapshot comparison of a test (docs/decisions.md §13): artifact ids of its files. */
 export const snapshot = z.object({
   name: z.string(),
   snapshotPath: z.string(),

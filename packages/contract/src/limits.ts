@@ -13,7 +13,7 @@ export const LIMITS = {
   apiKeyMinLength: 16,
   /** How deep test steps may nest; deeper bodies are refused with a 400 (real suites stay far below). */
   stepDepth: 100,
-  /** Tries of one test (`attempts`, decisions §13): Playwright's retries rarely pass 10. */
+  /** Tries of one test (`attempts`, docs/decisions.md §13): Playwright's retries rarely pass 10. */
   attemptsMax: 50,
   /** Errors of one try (soft assertions add one each). */
   attemptErrorsMax: 50,

@@ -28,7 +28,7 @@ export const summaryTest = z.object({
   errorFirstSeen: z.object({ runId: id, commitSha: z.string().nullable(), branch: z.string().nullable(), at: timestamp, runs: z.number().int() }).nullable(),
   /** The test case is quarantined in the project now. */
   quarantined: z.boolean(),
-  /** CODEOWNERS owners of its file (decisions §13): who to tell about a new failure. */
+  /** CODEOWNERS owners of its file (docs/decisions.md §13): who to tell about a new failure. */
   owners: z.array(z.string()),
   /** {app_url}/tests/:testId */
   url: z.string(),

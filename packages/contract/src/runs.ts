@@ -35,7 +35,7 @@ export const runCreate = z
     runTitle: meta.optional(),
     tags: stringList.optional(),
     grepPatterns: z.array(z.string().max(2_000)).max(100).optional(),
-    /** The repository's CODEOWNERS text (decisions §13): each test of the run gets the owners of its file. GitHub ignores files past 3 MB. */
+    /** The repository's CODEOWNERS text (docs/decisions.md §13): each test of the run gets the owners of its file. GitHub ignores files past 3 MB. */
     codeowners: z.string().max(3_000_000).optional(),
     /** Where the tests' file paths start, relative to the repository root (Playwright's rootDir, e.g. `e2e`); '' or absent = the root. */
     rootDirInRepo: z.string().max(1_000).optional(),

@@ -109,7 +109,7 @@ export const annotation = z.object({
 });
 
 /**
- * One try of a test (decisions §13 "Attempts of a test"): Playwright's `TestResult`, retry 0, 1, ….
+ * One try of a test (docs/decisions.md §13 "Attempts of a test"): Playwright's `TestResult`, retry 0, 1, ….
  * `status` is the try's own (Playwright's words, `timedOut` and `interrupted` included); the
  * test's `status` stays its final outcome (`flaky` when a later try passed).
  */
@@ -225,7 +225,7 @@ export const test = z.object({
   error: testError.nullable(),
   stdout: z.string().nullable(),
   stderr: z.string().nullable(),
-  /** The owners CODEOWNERS gives the test's file (decisions §13); [] when the run sent none or no rule matches. */
+  /** The owners CODEOWNERS gives the test's file (docs/decisions.md §13); [] when the run sent none or no rule matches. */
   owners: z.array(z.string()),
   createdAt: timestamp,
 });

@@ -31,7 +31,7 @@ const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /**
  * Cuts a string to at most `max` UTF-16 units and marks the cut, rather than rejecting it
- * (decisions §4). The cut never falls inside a surrogate pair: half an emoji is not text, and
+ * (docs/decisions.md §4). The cut never falls inside a surrogate pair: half an emoji is not text, and
  * SQLite would store it as U+FFFD, so the stored value would differ from the one the server holds.
  */
 export function truncate(value: string, max: number): string {

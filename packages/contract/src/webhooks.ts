@@ -125,7 +125,7 @@ export const webhookPayload = z.object({
       })
       .optional(),
     webhookId: id.optional(),
-    /** test.quarantined / test.released (decisions §13): the case, its latest result, who did it and why. */
+    /** test.quarantined / test.released (docs/decisions.md §13): the case, its latest result, who did it and why. */
     test: z
       .object({
         testId: id, caseId: id, projectId: id, title: z.string(), fullTitle: z.string(), filePath: z.string().nullable(),
@@ -135,7 +135,7 @@ export const webhookPayload = z.object({
         reason: z.string(), score: z.number(), at: timestamp,
       })
       .optional(),
-    /** baselines.accepted (decisions §13): the snapshots one acceptance marked, with who and when. */
+    /** baselines.accepted (docs/decisions.md §13): the snapshots one acceptance marked, with who and when. */
     baselines: z
       .object({
         runId: id, testId: id, projectId: id, fullTitle: z.string(), url: z.string(),

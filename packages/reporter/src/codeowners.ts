@@ -18,7 +18,7 @@ export function findRepoRoot(dir: string): string | null {
 }
 
 /**
- * The CODEOWNERS fields of a run (decisions §13): the file's text as it is (the server resolves
+ * The CODEOWNERS fields of a run (docs/decisions.md §13): the file's text as it is (the server resolves
  * owners; nothing here parses it) and where the tests' file paths start relative to the repository
  * root. Nothing when `testRoot` is outside a repository or the repository has no CODEOWNERS.
  */

@@ -46,7 +46,7 @@ export class Runs extends APIResource {
    * still failing, added, removed, slower and faster tests (≥ 20% and ≥ 100 ms), each list its
    * first `limit` entries and its total.
    */
-  /** The accepted snapshots of a run, with signed download URLs of their actuals (decisions §13). */
+  /** The accepted snapshots of a run, with signed download URLs of their actuals (docs/decisions.md §13). */
   baselines(id: string, opts?: RequestOptions) {
     return this.client.request('runs.baselines', { params: { id } }, opts);
   }

@@ -62,7 +62,7 @@ export class Tests extends APIResource {
     return this.client.request('tests.history', { params: { id } }, opts);
   }
 
-  /** Failed or missing screenshot comparisons of the result, each with its acceptance (decisions §13). */
+  /** Failed or missing screenshot comparisons of the result, each with its acceptance (docs/decisions.md §13). */
   snapshots(id: string, opts?: RequestOptions) {
     return this.client.request('tests.snapshots', { params: { id } }, opts);
   }

@@ -9,7 +9,7 @@ export const POLICY = {
   'members.read': { roles: ['viewer', 'member', 'admin', 'owner'], apiKey: false },
   report: { roles: ['member', 'admin', 'owner'], apiKey: true },
   quarantine: { roles: ['member', 'admin', 'owner'], apiKey: true },
-  /** Accepting snapshot actuals as new baselines (decisions §13). */
+  /** Accepting snapshot actuals as new baselines (docs/decisions.md §13). */
   baselines: { roles: ['member', 'admin', 'owner'], apiKey: true },
   'runs.delete': { roles: ['admin', 'owner'], apiKey: true },
   'projects.create': { roles: ['member', 'admin', 'owner'], apiKey: false },

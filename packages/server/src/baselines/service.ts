@@ -10,7 +10,7 @@ import { createBaselineRepo } from './repo.js';
 export interface ReviewTest { id: string; title: string; fullTitle: string; filePath: string | null }
 export interface ReviewFile { filePath: string | null; tests: { test: ReviewTest; snapshots: Snapshot[] }[] }
 
-/** Screenshot baselines (decisions §13): a test's snapshots, accepting their actuals, a run's accepted ones. */
+/** Screenshot baselines (docs/decisions.md §13): a test's snapshots, accepting their actuals, a run's accepted ones. */
 export function createBaselineService(deps: Deps) {
   const { db, authz, config } = deps;
   const repo = createBaselineRepo(db);

@@ -21,7 +21,7 @@ export interface FirstSeen {
 }
 
 /**
- * Error groups across runs (decisions §13): results with the same fingerprint, counted over the
+ * Error groups across runs (docs/decisions.md §13): results with the same fingerprint, counted over the
  * occurrences that match the filters. Authorization: `read` on the project (viewers included).
  */
 export function createErrorGroupService(deps: Deps) {

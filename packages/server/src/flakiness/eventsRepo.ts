@@ -12,7 +12,7 @@ export const toQuarantineEvent = (r: QuarantineEventRow): QuarantineEvent => ({
   at: r.created_at,
 });
 
-/** The audit trail of quarantine changes (decisions §13). */
+/** The audit trail of quarantine changes (docs/decisions.md §13). */
 export function createQuarantineEventRepo(db: Db) {
   return {
     async insert(row: QuarantineEventRow) {

@@ -5,7 +5,7 @@ import { testDbKind } from '../testing/database.js';
 import { startReceiver } from '../testing/receiver.js';
 import { postTests, testBody } from '../testing/results.js';
 
-// The quarantine lifecycle of decisions §13 on a clock the test moves: every run happens a minute
+// The quarantine lifecycle of docs/decisions.md §13 on a clock the test moves: every run happens a minute
 // after the one before, so "results stored after the quarantine" is a fact of the test, not of timing.
 let clock = Date.parse('2026-03-01T08:00:00.000Z');
 const tick = () => (clock += 60_000);

@@ -1,6 +1,6 @@
 import type { BranchResult } from './repo.js';
 
-/** A case failed in each of its last `minRuns` results on the default branch: broken, not flaky (decisions §13). */
+/** A case failed in each of its last `minRuns` results on the default branch: broken, not flaky (docs/decisions.md §13). */
 export function isBroken(lastOnDefault: BranchResult[], minRuns: number): boolean {
   const last = lastOnDefault.slice(0, minRuns);
   return last.length >= minRuns && last.every((r) => r.status === 'failed');

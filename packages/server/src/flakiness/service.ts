@@ -56,7 +56,7 @@ export function createFlakinessService(deps: Deps) {
   type Settings = NonNullable<Awaited<ReturnType<typeof repo.settings>>>;
 
   /**
-   * The policies of decisions §13 over the cases of a finished run, on their fresh scores. Each
+   * The policies of docs/decisions.md §13 over the cases of a finished run, on their fresh scores. Each
    * change is a conditional UPDATE in a transaction (changes.ts): a second server deciding the same
    * at the same time writes nothing. Inside the finishing transaction each is a savepoint.
    */

@@ -10,7 +10,7 @@ export interface CaseState {
   flakyRuns: number;
   isQuarantined: boolean;
   quarantinedAt: string | null;
-  /** Its quarantine changes, newest first (decisions §13). */
+  /** Its quarantine changes, newest first (docs/decisions.md §13). */
   events: QuarantineEvent[];
 }
 

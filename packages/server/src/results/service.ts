@@ -92,7 +92,7 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
           annotations: t.annotations === undefined ? '[]' : JSON.stringify(t.annotations),
           error: toJson(t.error),
           error_message: t.error?.message ?? null,
-          // The file where the final error was thrown (its try's first error), else the test's own (decisions §13).
+          // The file where the final error was thrown (its try's first error), else the test's own (docs/decisions.md §13).
           error_fingerprint: fingerprintOf(t.error?.message, errorFile(t) ?? t.filePath),
           // A try's steps are kept once, in `attempts`: without its own steps the test shows its last try's.
           steps: t.steps === undefined ? '[]' : JSON.stringify(t.steps),

@@ -19,7 +19,7 @@ function snippetFor(r: SearchRow, fields: ParsedQueryOf<'search'>['in'], q: stri
 }
 
 /**
- * Search over retained results (decisions §13): titles, error messages and output contain `q`.
+ * Search over retained results (docs/decisions.md §13): titles, error messages and output contain `q`.
  * Authorization: `read` on the project (viewers included).
  */
 export function createSearchService(deps: Deps) {

@@ -1,6 +1,6 @@
 import { TEAM_ROLES, type TeamRole } from '@testreport/contract';
 
-/** A `team:role` value of the team claim: the team by id or name, and a role of decisions §6. */
+/** A `team:role` value of the team claim: the team by id or name, and a role of docs/decisions.md §6. */
 export interface ClaimedMembership {
   team: string;
   role: TeamRole;

@@ -8,7 +8,7 @@ import { parseTeamClaim } from './teamClaim.js';
 /**
  * Applies the team claim at each sign-in: listed teams are joined or their role changed; with
  * `manageTeams`, teams the claim granted earlier and no longer lists are left. Memberships made by
- * hand are never removed, and a team's last owner is never demoted or removed (decisions §6). Every
+ * hand are never removed, and a team's last owner is never demoted or removed (docs/decisions.md §6). Every
  * change is logged as an `audit:` line.
  */
 export function createTeamSync(deps: Deps, members: MemberService['internal']) {

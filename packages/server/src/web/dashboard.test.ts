@@ -241,7 +241,7 @@ describe('flaky page and roles', () => {
     expect((await page(path, { cookie: member.cookie })).html).toContain('>Release</button>');
     // The service still decides: a viewer's post is refused.
     expect((await page(`${path}/quarantine`, { cookie: viewer.cookie, form: { testId, quarantined: 'false', back: path } })).status).toBe(403);
-    // The test page shows who quarantined it (decisions §13).
+    // The test page shows who quarantined it (docs/decisions.md §13).
     const testPage = await page(`/tests/${testId}`, { cookie: viewer.cookie });
     expect(testPage.html).toContain('Quarantine history');
     expect(testPage.html).toMatch(new RegExp(`<b>quarantined</b>.*by ${member.email.split('@')[0]} <span class="muted">\\(user\\)</span>: quarantined by hand`));

@@ -183,7 +183,7 @@ describe('new failures in chat messages', () => {
     mark();
     await createHook({ url: receiver.url, format: 'slack', events: ['run.failed'] });
     await createHook({ url: receiver.url, format: 'teams', events: ['run.failed'] });
-    // The run's CODEOWNERS names who owns the new failure (decisions §13).
+    // The run's CODEOWNERS names who owns the new failure (docs/decisions.md §13).
     await finished('feature/new-failure', { 'was green': 'failed', 'always red': 'failed' }, 'tests/was* @acme/cart @jane\n');
     await deliver();
     const got = await arrived(2);

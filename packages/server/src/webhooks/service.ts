@@ -170,7 +170,7 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     if (rows.length) afterCommit(() => worker.kick());
   }, { durable: true });
 
-  // Quarantine changes (decisions §13) queue their deliveries in the transaction of the change.
+  // Quarantine changes (docs/decisions.md §13) queue their deliveries in the transaction of the change.
   deps.events.on('test.quarantine', async ({ change }) => {
     const event = change.action === 'quarantined' ? 'test.quarantined' : 'test.released';
     const hooks = (await repo.activeByProject(change.projectId)).filter((h) => fromJson<WebhookEvent[]>(h.events, []).includes(event));
@@ -181,7 +181,7 @@ export function createWebhookService(deps: Deps, summaries: Pick<RunSummaryServi
     afterCommit(() => worker.kick());
   }, { durable: true });
 
-  // Accepted baselines (decisions §13), likewise queued in the transaction of the acceptance.
+  // Accepted baselines (docs/decisions.md §13), likewise queued in the transaction of the acceptance.
   deps.events.on('baselines.accepted', async ({ accepted }) => {
     const hooks = (await repo.activeByProject(accepted.projectId)).filter((h) => fromJson<WebhookEvent[]>(h.events, []).includes('baselines.accepted'));
     if (hooks.length === 0) return;

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationTypes } from '../database.js';
 
 /**
- * Attempts of a test (decisions §13):
+ * Attempts of a test (docs/decisions.md §13):
  * - `tests.attempts`: every try of the result as one JSON text (errors, steps, output, text
  *   attachments), NULL when the client sent none. One column, not a table: a batch of 500 tests
  *   stays one multi-row INSERT, and the test page reads a result with its tries in one row.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationTypes } from '../database.js';
 
 /**
- * Quarantine lifecycle and owners (issue 29, decisions §13):
+ * Quarantine lifecycle and owners (issue 29, docs/decisions.md §13):
  * - project policies: `auto_quarantine_min_runs` (default 5, the former fixed minimum) and
  *   `auto_release_after_passes` (0 = off), so existing projects behave as before;
  * - `quarantine_events`: one row per quarantine change, by a user, an API key or a policy, with the

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationTypes } from '../database.js';
 
 /**
- * Screenshot baselines (issue 28, decisions §13):
+ * Screenshot baselines (issue 28, docs/decisions.md §13):
  * - `artifacts.snapshot_path`: for a snapshot comparison's files, the baseline's path relative to
  *   the Playwright project root; NULL for every other artifact (nullable, no default: no rewrite).
  * - `snapshot_acceptances`: one row per accepted snapshot of a test result, naming the actual that

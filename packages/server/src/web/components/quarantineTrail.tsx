@@ -13,7 +13,7 @@ export const Owners = ({ owners }: { owners: string[] }) =>
     </span>
   ) : null;
 
-/** The test page's "Owners" and "Quarantine history" (decisions §13): who changed the quarantine, when and why. */
+/** The test page's "Owners" and "Quarantine history" (docs/decisions.md §13): who changed the quarantine, when and why. */
 export function QuarantineTrail({ owners, events }: { owners: string[]; events: QuarantineEvent[] }) {
   return (
     <>
