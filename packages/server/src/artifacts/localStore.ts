@@ -33,12 +33,16 @@ export function createLocalArtifactStore(root: string): ArtifactStore {
       await mkdir(dirname(target), { recursive: true });
       // Same directory as the target, so the final rename is atomic and readers never see a half file.
       const temp = join(dirname(target), `.tmp-${randomUUID()}`);
+      const out = createWriteStream(temp, { flags: 'wx' });
       try {
-        await pipeline(body, createWriteStream(temp, { flags: 'wx' }));
+        await pipeline(body, out);
         const { size } = await stat(temp);
         await rename(temp, target);
         return { size };
       } catch (err) {
+        // A body that fails at once rejects before the file is even open: wait until the stream has
+        // opened and closed it, or the file appears after the rm below and is left behind.
+        if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
         await rm(temp, { force: true });
         throw err;
       }
