@@ -42,7 +42,7 @@ export function createLocalArtifactStore(root: string): ArtifactStore {
       } catch (err) {
         // A body that fails at once rejects before the file is even open: wait until the stream has
         // opened and closed it, or the file appears after the rm below and is left behind.
-        if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         await rm(temp, { force: true });
         throw err;
       }
