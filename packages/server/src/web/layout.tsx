@@ -10,7 +10,7 @@ export interface NavData {
   teams: (TeamWithRole & { projects: Project[] })[];
   /** The project the page belongs to, with the user's role in its team. */
   current: { project: Project; role: TeamWithRole['role'] } | null;
-  section: 'runs' | 'flaky' | 'errors' | 'settings' | null;
+  section: 'runs' | 'flaky' | 'errors' | 'insights' | 'settings' | null;
 }
 
 function Document({ title, script, noReferrer, children }: { title: string; script?: string; noReferrer?: boolean; children: Child }) {
@@ -76,6 +76,7 @@ export function Layout({ title, nav, children }: { title: string; nav: NavData; 
               {link('runs', `/projects/${p.id}/runs`, 'Runs')}
               {link('flaky', `/projects/${p.id}/flaky`, 'Flaky tests')}
               {link('errors', `/projects/${p.id}/errors`, 'Errors')}
+              {link('insights', `/projects/${p.id}/insights`, 'Insights')}
               {link('settings', `/projects/${p.id}/settings`, 'Settings')}
             </nav>
           )}
