@@ -4,6 +4,7 @@ import { registerBaselines } from './commands/baselines.js';
 import { registerConfig } from './commands/config.js';
 import { registerErrors } from './commands/errors.js';
 import { registerSearch } from './commands/search.js';
+import { registerInsights } from './commands/insights.js';
 import { registerFlaky } from './commands/flaky.js';
 import { registerKeys } from './commands/keys.js';
 import { registerProjects } from './commands/projects.js';
@@ -29,6 +30,7 @@ Examples:
   $ npx playwright test $(npx reporter shard-plan --total 3 --index 1)   # balanced shards
   $ reporter summary --format markdown                     # the CI build's run: new failures, fixed, flaky
   $ reporter flaky list --min-score 0.2
+  $ reporter insights --days 7 --branch main              # trends, slowest, failing, flaky, slower
   $ reporter login && reporter keys create --name "GitHub Actions"
   $ reporter runs list --json | jq '.data[0].id'
 
@@ -67,6 +69,7 @@ export function buildProgram(): Command {
   registerFlaky(program);
   registerErrors(program);
   registerSearch(program);
+  registerInsights(program);
   registerBaselines(program);
   registerKeys(program);
   registerWebhooks(program);

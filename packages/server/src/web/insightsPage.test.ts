@@ -1,6 +1,6 @@
 import type { Insights } from '@testreport/contract';
 import { describe, expect, it } from 'vitest';
-import { niceMax } from './components/dayCharts.js';
+import { axisDuration, niceMax } from './components/dayCharts.js';
 import type { NavData } from './layout.js';
 import { InsightsPage } from './pages/insights.js';
 
@@ -62,7 +62,8 @@ describe('Insights page', () => {
     expect(owned).toContain('<svg class="chart"');
   });
 
-  it('rounds the duration axis to a readable top', () => {
-    expect([niceMax(0), niceMax(730), niceMax(1_000), niceMax(61_000), niceMax(140_000)]).toEqual([1000, 1000, 1000, 100_000, 200_000]);
+  it('rounds the duration axis to a readable top in its unit', () => {
+    expect([niceMax(0), niceMax(730), niceMax(1_000), niceMax(61_000), niceMax(362_000)]).toEqual([1000, 800, 1000, 90_000, 480_000]);
+    expect([axisDuration(400, 800), axisDuration(4_500, 9_000), axisDuration(240_000, 480_000)]).toEqual(['400 ms', '4.5 s', '4 min']);
   });
 });

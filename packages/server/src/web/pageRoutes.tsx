@@ -9,6 +9,7 @@ import { pageOf } from './format.js';
 import { Layout, type NavData } from './layout.js';
 import { ComparePage, ComparePickPage } from './pages/compare.js';
 import { mountErrorPages } from './errorRoutes.js';
+import { mountInsightsPages } from './insightsRoutes.js';
 import { mountSearchPages } from './searchRoutes.js';
 import { mountVisualPages } from './visualRoutes.js';
 import { FlakyPage } from './pages/flaky.js';
@@ -173,6 +174,7 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
   );
 
   mountErrorPages(app, services, page);
+  mountInsightsPages(app, services, page);
   mountSearchPages(app, services, page);
   mountVisualPages(app, services, page);
 

@@ -58,7 +58,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .chart .rate{stroke:var(--pass);fill:none;stroke-width:2}.chart .dur{stroke:var(--accent);fill:none;stroke-width:1.5;stroke-dasharray:4 3}
 .chart .axis{stroke:var(--line)}.chart text{fill:var(--muted);font-size:10px}
 .chart .grid{stroke:var(--line);stroke-dasharray:2 3}.chart .rate-point{fill:var(--pass)}.chart .dur-bar{fill:var(--accent)}
-.day-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));gap:1rem}.day-charts figure{margin:0}.day-charts .chart{max-width:none}
+.day-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));gap:1rem}.day-charts figure{margin:0}.day-charts .chart{max-width:none}.day-charts .chart text{font-size:12px}
 .spark{vertical-align:middle;color:var(--muted)}.spark .axis{stroke:var(--line)}
 .strip{display:flex;gap:3px;flex-wrap:wrap;margin:.25rem 0}
 .strip a{display:block;width:14px;height:22px;border-radius:3px;background:var(--skip)}

@@ -53,11 +53,24 @@ function YAxis({ ticks, max, label }: { ticks: number[]; max: number; label: (v:
   );
 }
 
-/** A round top for the duration axis (1, 2 or 5 times a power of ten, in ms), so the grid lines read well. */
+const STEPS = [1, 1.5, 2, 3, 4, 5, 6, 8, 10];
+/** The unit a duration axis counts in: ms below a second, seconds below a minute, else minutes. */
+const unitOf = (v: number) => (v < 1000 ? 1 : v < 60_000 ? 1000 : 60_000);
+
+/** A round top for the duration axis in its unit (say 8 min, not 6 min 2 s), so the grid lines read well. */
 export function niceMax(v: number): number {
   if (v <= 0) return 1000;
-  const p = 10 ** Math.floor(Math.log10(v));
-  return ([1, 2, 5, 10].find((m) => m * p >= v) ?? 10) * p;
+  const unit = unitOf(v);
+  const p = 10 ** Math.floor(Math.log10(v / unit));
+  return (STEPS.find((m) => m * p * unit >= v) ?? 10) * p * unit;
+}
+
+/** A short axis label: "250 ms", "1.5 s", "4 min". */
+export function axisDuration(v: number, top: number): string {
+  if (v === 0) return '0';
+  const unit = unitOf(top);
+  const n = Number((v / unit).toFixed(1));
+  return unit === 1 ? `${n} ms` : unit === 1000 ? `${n} s` : `${n} min`;
 }
 
 /**
@@ -103,7 +116,7 @@ export function DurationChart({ days }: { days: Day[] }) {
   return (
     <figure class="day-chart">
       <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Median run duration per day from ${days[0].date} to ${days[n - 1].date}, up to ${duration(max)}`}>
-        <YAxis ticks={[0, max / 2, max]} max={max} label={(v) => (v === 0 ? '0' : duration(v))} />
+        <YAxis ticks={[0, max / 2, max]} max={max} label={(v) => axisDuration(v, max)} />
         <XAxis days={days} />
         {days.map((d, i) => {
           if (d.medianDuration === null) return null;
