@@ -13,10 +13,10 @@ export const REGRESSION_MIN_MS = 100;
 export const insightsQuery = z.object({
   projectId: id,
   /** Days back from today (UTC), today included. */
-  days: z
-    .enum(['7', '30', '90'], { message: 'one of 7, 30, 90' })
-    .default('30')
-    .transform((v) => Number(v) as InsightWindow),
+  days: z.coerce
+    .number({ message: 'one of 7, 30, 90' })
+    .pipe(z.literal(INSIGHT_WINDOWS, { message: 'one of 7, 30, 90' }))
+    .default(30),
   /** Only runs of this branch; every branch when left out. */
   branch: z.string().min(1).max(2_000).optional(),
   /** Only tests this CODEOWNERS owner owns (exact, as CODEOWNERS spells it). */
