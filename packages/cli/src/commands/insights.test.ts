@@ -1,9 +1,12 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseOf } from '@testreport/contract';
+import { createRun, postTests, startTestServer, testBody, type TestServer } from '@testreport/server/testing';
+import { assertBuilt, cli } from '../../../../test/cli/helpers.js';
 import { buildProgram } from '../program.js';
 import { Output } from '../lib/output.js';
-import { insightsInput, printInsights, sparkline } from './insights.js';
+import { keyContext } from '../testing/context.js';
+import { getInsights, insightsInput, printInsights, sparkline } from './insights.js';
 
 type Insights = ResponseOf<'insights'>;
 
@@ -67,5 +70,60 @@ describe('reporter insights: flags', () => {
     expect(() => insightsInput({ limit: '101' })).toThrow('--limit must be a whole number from 1 to 100, got "101"');
     const cmd = buildProgram().commands.find((c) => c.name() === 'insights')!;
     expect(cmd.options.map((o) => o.long)).toEqual(['--days', '--branch', '--owner', '--limit']);
+  });
+});
+
+/*
+ * Against a real server, a history whose truth is known: one run a day on main for 14 days up to
+ * today. "checkout > pays" takes 1000 ms before the 7-day window and 1600 ms in it (+60 %);
+ * "coupon > applies" always fails; "login > sso" is flaky (passed on a retry) on the days 0, 2, 4, 6 back.
+ */
+describe('reporter insights: against a server', () => {
+  let srv: TestServer;
+  const TODAY = '2026-11-26';
+  let clock = new Date(`${TODAY}T12:00:00.000Z`);
+  beforeAll(async () => {
+    srv = await startTestServer({ now: () => clock });
+    for (let back = 13; back >= 0; back--) {
+      clock = new Date(Date.parse(`${TODAY}T10:00:00.000Z`) - back * 86_400_000);
+      const run = (await createRun(srv, { branch: 'main', commitSha: `c${back}` })).id;
+      await postTests(srv, [
+        testBody(run, srv.projectId, { title: 'pays', fullTitle: 'checkout > pays', duration: back < 7 ? 1600 : 1000 }),
+        testBody(run, srv.projectId, { title: 'applies', fullTitle: 'coupon > applies', status: 'failed', duration: 200, error: { message: 'Error: expired' } }),
+        testBody(run, srv.projectId, { title: 'sso', fullTitle: 'login > sso', duration: 300, ...(back % 2 === 0 ? { status: 'flaky', retries: 1 } : {}) }),
+      ]);
+      clock = new Date(clock.getTime() + 120_000);
+      await srv.api('PATCH', `/runs/${run}`, { auth: srv.apiKey, body: { status: 'failed', duration: 120_000 } });
+    }
+    clock = new Date(`${TODAY}T12:00:00.000Z`);
+  }, 120_000);
+  afterAll(() => srv?.close());
+
+  it('prints the trend and the regression, slowest, failing and flaky tests the history holds', async () => {
+    const res = await getInsights(keyContext(srv), { days: 7, branch: 'main' });
+    expect(res).toMatchObject({ days: 7, branch: 'main', from: '2026-11-20', to: TODAY });
+    const text = printed((out) => printInsights(out, res));
+    expect(text).toContain('Insights, last 7 days (2026-11-20 – 2026-11-26 UTC), branch main');
+    expect(text).toContain('runs       7 on 7 of 7 days');
+    expect(text).toMatch(/median run\s+█{7}  2\.0m → 2\.0m|median run\s+█{7}  120\.0s → 120\.0s/);
+    expect(text).toMatch(/Duration regressions.*\nBEFORE.*\n\s*1\.0s\s+1\.6s\s+\+60%\s+\S+\s+checkout > pays\n/);
+    expect(text).toMatch(/Slowest\n.*\n\s*1\.6s\s+1\.6s\s+7\s+\S+\s+checkout > pays\n\s*300ms\s+300ms\s+7\s+\S+\s+login > sso\n\s*200ms/);
+    expect(text).toMatch(/Most failing\n.*\n\s*100%\s+7\/7\s+\S+\s+coupon > applies\n\n/);
+    expect(text).toMatch(/Flakiest\n.*\n\s*57\.1%\s+4\/7\s+\S+\s+login > sso\n/);
+    // Each list names the test's latest result, which opens with `reporter tests get`.
+    const latest = (await srv.api('GET', `/tests/${res.slowest[0].testId}`, { auth: srv.apiKey })).body;
+    expect(latest.createdAt.slice(0, 10)).toBe(TODAY);
+  });
+
+  it('--json prints the API response exactly; a bad --days is a usage error', async () => {
+    assertBuilt();
+    const env = { TESTREPORT_URL: srv.url, TESTREPORT_API_KEY: srv.apiKey };
+    const json = await cli(['insights', '--days', '7', '--branch', 'main', '--limit', '2', '--json'], env);
+    expect(json.code).toBe(0);
+    expect(json.json).toEqual(await getInsights(keyContext(srv), { days: 7, branch: 'main', limit: 2 }));
+    expect(json.json.slowest).toHaveLength(2);
+    const bad = await cli(['insights', '--days', '14'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--days must be one of 7, 30, 90, got "14"');
   });
 });
