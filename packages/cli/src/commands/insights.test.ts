@@ -27,9 +27,9 @@ const fixture = (over: Partial<Insights> = {}): Insights => ({
     { date: dates[2], runs: 1, passRate: 50, medianDuration: 90_000 },
   ],
   slowest: [{ testId: 'r-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 3, p50: 4200, p95: 9100 }],
-  mostFailing: [{ testId: 'r-fail', fullTitle: 'cart > coupon', filePath: null, results: 3, failures: 3, failureRate: 1 }],
-  flakiest: [{ testId: 'r-flaky', fullTitle: 'login > sso', filePath: null, results: 4, flaky: 1, flakyRate: 0.25 }],
-  regressions: [{ testId: 'r-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 3, p50Before: 2800, p50After: 4200, change: 0.5 }],
+  mostFailing: [{ testId: 'r-fail', fullTitle: 'cart > coupon', filePath: null, results: 3, failures: 3, failureRate: 100 }],
+  flakiest: [{ testId: 'r-flaky', fullTitle: 'login > sso', filePath: null, results: 4, flaky: 1, flakyRate: 25 }],
+  regressions: [{ testId: 'r-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 3, p50Before: 2800, p50After: 4200, change: 50 }],
   ...over,
 });
 

@@ -27,9 +27,8 @@ export function sparkline(values: (number | null)[], min: number, max: number): 
   return values.map((v) => (v === null ? ' ' : BLOCKS[Math.min(7, Math.max(0, Math.round(((v - min) / span) * 7)))])).join('');
 }
 
+/** Every rate of the answer (pass, failure, flaky, change) is in percent. */
 const pct = (n: number) => `${Number(n.toFixed(1))}%`;
-/** Failure, flaky and change rates come as fractions (0.25 = 25 %). */
-const rate = (fraction: number) => pct(fraction * 100);
 
 /** The first and the last day with a value, as "a → b". */
 function firstToLast(days: Day[], pick: (d: Day) => number | null, show: (v: number) => string): string {
@@ -59,7 +58,7 @@ export function printInsights(out: Output, ins: Insights): void {
   out.table(ins.regressions, [
     { header: 'BEFORE', value: (t) => ms(t.p50Before), align: 'right' },
     { header: 'AFTER', value: (t) => ms(t.p50After), align: 'right' },
-    { header: 'CHANGE', value: (t) => `+${rate(t.change)}`, align: 'right', color: (s) => out.c.red(s) },
+    { header: 'CHANGE', value: (t) => `+${pct(t.change)}`, align: 'right', color: (s) => out.c.red(s) },
     { header: 'TEST ID', value: (t) => t.testId },
     { header: 'TEST', value: (t) => t.fullTitle, max: 70 },
   ], 'No test got slower by 20% and 100 ms or more.');
@@ -73,14 +72,14 @@ export function printInsights(out: Output, ins: Insights): void {
   ], 'No timed results.');
   heading('Most failing');
   out.table(ins.mostFailing, [
-    { header: 'RATE', value: (t) => rate(t.failureRate), align: 'right', color: (s) => out.c.red(s) },
+    { header: 'RATE', value: (t) => pct(t.failureRate), align: 'right', color: (s) => out.c.red(s) },
     { header: 'FAILED', value: (t) => `${t.failures}/${t.results}`, align: 'right' },
     { header: 'TEST ID', value: (t) => t.testId },
     { header: 'TEST', value: (t) => t.fullTitle, max: 70 },
   ], 'No test failed.');
   heading('Flakiest');
   out.table(ins.flakiest, [
-    { header: 'RATE', value: (t) => rate(t.flakyRate), align: 'right', color: (s) => out.c.yellow(s) },
+    { header: 'RATE', value: (t) => pct(t.flakyRate), align: 'right', color: (s) => out.c.yellow(s) },
     { header: 'FLAKY', value: (t) => `${t.flaky}/${t.results}`, align: 'right' },
     { header: 'TEST ID', value: (t) => t.testId },
     { header: 'TEST', value: (t) => t.fullTitle, max: 70 },

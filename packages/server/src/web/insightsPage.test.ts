@@ -17,9 +17,9 @@ function fixture(over: Partial<Insights> = {}): Insights {
     days: 7, branch: 'main', owner: null, from: dates[0], to: dates[6],
     trend: dates.map((date, i) => (i === 2 ? { date, runs: 0, passRate: null, medianDuration: null } : { date, runs: 2, passRate: 100 - i * 5, medianDuration: 60_000 + i * 10_000 })),
     slowest: [{ testId: 't-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 12, p50: 4200, p95: 9100 }],
-    mostFailing: [{ testId: 't-fail', fullTitle: 'cart > coupon', filePath: 'tests/cart.spec.ts', results: 12, failures: 12, failureRate: 1 }],
-    flakiest: [{ testId: 't-flaky', fullTitle: 'login > sso', filePath: null, results: 12, flaky: 3, flakyRate: 0.25 }],
-    regressions: [{ testId: 't-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 12, p50Before: 2800, p50After: 4200, change: 0.5 }],
+    mostFailing: [{ testId: 't-fail', fullTitle: 'cart > coupon', filePath: 'tests/cart.spec.ts', results: 12, failures: 12, failureRate: 100 }],
+    flakiest: [{ testId: 't-flaky', fullTitle: 'login > sso', filePath: null, results: 12, flaky: 3, flakyRate: 25 }],
+    regressions: [{ testId: 't-slow', fullTitle: 'cart > checkout', filePath: 'tests/cart.spec.ts', results: 12, p50Before: 2800, p50After: 4200, change: 50 }],
     ...over,
   };
 }

@@ -8,8 +8,6 @@ import { Layout, type NavData } from '../layout.js';
 
 export type InsightsFilters = { days: string; branch?: string; owner?: string };
 
-/** Failure, flaky and change rates come as fractions (0.25 = 25 %); pass rates as percent. */
-export const rateText = (fraction: number) => percent(Math.round(fraction * 1000) / 10);
 
 type Item = Insights['slowest'][number];
 
@@ -100,7 +98,7 @@ export function InsightsPage(props: { nav: NavData; projectId: string; insights:
             <tr>
               <TestCell t={t} />
               <td class="num">{duration(t.p50Before)} → {duration(t.p50After)}</td>
-              <td class="num s-failed">+{rateText(t.change)}</td>
+              <td class="num s-failed">+{percent(t.change)}</td>
               <td class="num">{t.results}</td>
             </tr>
           ))}
@@ -129,7 +127,7 @@ export function InsightsPage(props: { nav: NavData; projectId: string; insights:
           {ins.mostFailing.map((t) => (
             <tr>
               <TestCell t={t} />
-              <td class="num s-failed">{rateText(t.failureRate)}</td>
+              <td class="num s-failed">{percent(t.failureRate)}</td>
               <td class="num">{t.failures} / {t.results}</td>
             </tr>
           ))}
@@ -143,7 +141,7 @@ export function InsightsPage(props: { nav: NavData; projectId: string; insights:
           {ins.flakiest.map((t) => (
             <tr>
               <TestCell t={t} />
-              <td class="num s-flaky">{rateText(t.flakyRate)}</td>
+              <td class="num s-flaky">{percent(t.flakyRate)}</td>
               <td class="num">{t.flaky} / {t.results}</td>
             </tr>
           ))}
