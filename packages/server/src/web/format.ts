@@ -2,7 +2,8 @@
 
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '–';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  // 999.6 ms is "1.0 s", not "1000 ms".
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
   const m = Math.floor(s / 60);

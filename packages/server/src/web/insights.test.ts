@@ -84,6 +84,7 @@ describe('Insights page', () => {
     expect(html).toContain('No runs on nope in the last 7 days. Upload results with the Playwright reporter or <code>reporter upload</code>');
     expect(html).not.toContain('<svg class="chart"');
     expect(html).toContain('No test failed in these 7 days.');
+    expect(html).toContain('<option value="nope" selected="">nope</option>');
   });
 
   it('is open to viewers and closed to other teams', async () => {

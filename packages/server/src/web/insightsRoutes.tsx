@@ -27,7 +27,9 @@ export function mountInsightsPages(app: Hono<WebEnv>, services: Services, page: 
         services.insights.get(principal, { projectId, days, branch: filters.branch, owner: filters.owner, limit: LIST_LIMIT }),
         services.runOverview.branches(principal, projectId),
       ]);
-      return render(c, services, <InsightsPage nav={nav} projectId={projectId} insights={insights} branches={branches} filters={filters} />);
+      // A branch typed into the URL that has no runs (yet) stays selected, so the page says what it shows.
+      const offered = filters.branch && !branches.includes(filters.branch) ? [filters.branch, ...branches] : branches;
+      return render(c, services, <InsightsPage nav={nav} projectId={projectId} insights={insights} branches={offered} filters={filters} />);
     }),
   );
 }

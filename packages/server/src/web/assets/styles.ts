@@ -15,7 +15,7 @@ header.top nav{display:flex;gap:.75rem;flex-wrap:wrap}
 header.top nav a{text-decoration:none;color:var(--fg);padding:.25rem .4rem;border-radius:6px}
 header.top nav a[aria-current=page]{background:var(--bg);border:1px solid var(--line)}
 header.top .spacer{flex:1}
-header.top .header-search input{width:16rem;max-width:40vw}
+header.top .header-search input{width:13rem;max-width:40vw}
 header.top form{display:flex;gap:.35rem;align-items:center;margin:0}
 main{padding:1rem;max-width:90rem;margin:0 auto}
 h1{font-size:1.4rem;margin:.25rem 0 .75rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}h3{font-size:1rem;margin:1rem 0 .25rem}

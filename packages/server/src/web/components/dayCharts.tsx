@@ -32,8 +32,11 @@ function XAxis({ days }: { days: Day[] }) {
   return (
     <>
       <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
+      {/* The last label ends at the edge rather than centring on its day, so 90 days do not clip it. */}
       {dateTicks(days).map((i) => (
-        <text x={xOf(i, days.length).toFixed(1)} y={H - 8} text-anchor="middle">{days[i].date.slice(5)}</text>
+        i === days.length - 1 && days.length > 8
+          ? <text x={W - 2} y={H - 8} text-anchor="end">{days[i].date.slice(5)}</text>
+          : <text x={xOf(i, days.length).toFixed(1)} y={H - 8} text-anchor="middle">{days[i].date.slice(5)}</text>
       ))}
     </>
   );
