@@ -39,7 +39,7 @@ describe('reporter insights: output', () => {
     expect(lines[0]).toBe('Insights, last 7 days (2026-11-14 – 2026-11-20 UTC), branch main');
     expect(lines[1]).toBe('runs       3 on 2 of 7 days');
     expect(lines[2]).toBe('pass rate      █ ▅  100% → 50%');
-    expect(lines[3]).toBe('median run     ▆ █  60.0s → 90.0s');
+    expect(lines[3]).toBe('median run     ▆ █  1m 0s → 1m 30s');
     const text = lines.join('\n');
     expect(text).toMatch(/Duration regressions \(p50 vs the 7 days before\)\nBEFORE\s+AFTER\s+CHANGE\s+TEST ID\s+TEST\n\s*2\.8s\s+4\.2s\s+\+50%\s+r-slow\s+cart > checkout/);
     expect(text).toMatch(/Slowest\n\s*P50\s+P95\s+RESULTS\s+TEST ID\s+TEST\n\s*4\.2s\s+9\.1s\s+3\s+r-slow\s+cart > checkout/);
@@ -105,7 +105,7 @@ describe('reporter insights: against a server', () => {
     const text = printed((out) => printInsights(out, res));
     expect(text).toContain('Insights, last 7 days (2026-11-20 – 2026-11-26 UTC), branch main');
     expect(text).toContain('runs       7 on 7 of 7 days');
-    expect(text).toMatch(/median run\s+█{7}  120\.0s → 120\.0s\n/);
+    expect(text).toMatch(/median run\s+█{7}  2m 0s → 2m 0s\n/);
     expect(text).toMatch(/Duration regressions.*\nBEFORE.*\n\s*1\.0s\s+1\.6s\s+\+60%\s+\S+\s+checkout > pays\n/);
     expect(text).toMatch(/Slowest\n.*\n\s*1\.6s\s+1\.6s\s+7\s+\S+\s+checkout > pays\n\s*300ms\s+300ms\s+7\s+\S+\s+login > sso\n\s*200ms/);
     expect(text).toMatch(/Most failing\n.*\n\s*100%\s+7\/7\s+\S+\s+coupon > applies\n\n/);

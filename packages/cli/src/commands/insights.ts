@@ -27,6 +27,9 @@ export function sparkline(values: (number | null)[], min: number, max: number): 
   return values.map((v) => (v === null ? ' ' : BLOCKS[Math.min(7, Math.max(0, Math.round(((v - min) / span) * 7)))])).join('');
 }
 
+/** Run durations run into minutes: "3m 45s" reads better than "225.0s". */
+const runTime = (v: number) => (v < 60_000 ? ms(v)! : `${Math.floor(v / 60_000)}m ${Math.round((v % 60_000) / 1000)}s`);
+
 /** Every rate of the answer (pass, failure, flaky, change) is in percent. */
 const pct = (n: number) => `${Number(n.toFixed(1))}%`;
 
@@ -48,7 +51,7 @@ export function printInsights(out: Output, ins: Insights): void {
     const label = (s: string) => out.c.dim(s.padEnd(11));
     out.line(`${label('runs')}${runs} on ${ins.trend.filter((d) => d.runs > 0).length} of ${ins.days} days`);
     out.line(`${label('pass rate')}${out.c.green(sparkline(ins.trend.map((d) => d.passRate), 0, 100))}  ${firstToLast(ins.trend, (d) => d.passRate, pct)}`);
-    out.line(`${label('median run')}${out.c.cyan(sparkline(ins.trend.map((d) => d.medianDuration), 0, maxDur))}  ${firstToLast(ins.trend, (d) => d.medianDuration, (v) => ms(v)!)}`);
+    out.line(`${label('median run')}${out.c.cyan(sparkline(ins.trend.map((d) => d.medianDuration), 0, maxDur))}  ${firstToLast(ins.trend, (d) => d.medianDuration, runTime)}`);
   }
   const heading = (text: string) => {
     out.line();
