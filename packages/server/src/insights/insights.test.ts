@@ -136,6 +136,17 @@ describe('GET /insights', () => {
     expect(bad.body.error.details.field).toBe('days');
   });
 
+  it('filters error groups by owner too (GET /errors and /errors/:fingerprint)', async () => {
+    const errors = (q: string) => t.api('GET', `/errors?projectId=${t.projectId}&branch=main${q}`, { auth: t.apiKey });
+    const all = (await errors('&owner=@acme/all')).body;
+    expect(all.data.map((g: { filePath: string; occurrences: number }) => [g.filePath, g.occurrences]).sort()).toEqual([['tests/broken.spec.ts', 40], ['tests/half.spec.ts', 20]]);
+    expect((await errors('&owner=@acme/perf')).body).toMatchObject({ data: [], total: 0 });
+    const fp = all.data.find((g: { filePath: string }) => g.filePath === 'tests/broken.spec.ts').fingerprint;
+    const one = (owner: string) => t.api('GET', `/errors/${fp}?projectId=${t.projectId}&owner=${encodeURIComponent(owner)}`, { auth: t.apiKey });
+    expect((await one('@acme/all')).body).toMatchObject({ occurrences: 40, testCases: [expect.objectContaining({ fullTitle: 'broken > always' })] });
+    expect((await one('@acme/perf')).status).toBe(404);
+  });
+
   it('rebuilds the same aggregates from stored results (migration 017 on an existing database)', async () => {
     const before = (await insights('&days=90')).body;
     const db = t.server.services.deps.db;
