@@ -70,7 +70,10 @@ export function createInsightRepo(db: Db) {
 
     /** Duration histograms per case, split at `splitDay`: days before it are `before`, the rest `after`. */
     async histograms(f: WindowFilter, splitDay: string): Promise<Map<string, { before: BucketCount[]; after: BucketCount[] }>> {
-      const after = sql<number>`case when day >= ${splitDay} then 1 else 0 end`;
+      // A literal (a YYYY-MM-DD the service made): PostgreSQL matches the select and GROUP BY
+      // expressions by text, and two bound parameters would be two different expressions.
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(splitDay)) throw new Error(`not a day: ${splitDay}`);
+      const after = sql<number>`case when day >= ${sql.lit(splitDay)} then 1 else 0 end`;
       const rows = await inWindow('insight_case_durations', f)
         .select((eb) => ['case_id', sql<number>`bucket`.as('bucket'), after.as('after'), eb.fn.sum<number>(sql`n`).as('n'), eb.fn.sum<number>(sql`total_ms`).as('total')])
         .groupBy(['case_id', sql`bucket`, after])
