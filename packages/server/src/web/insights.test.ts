@@ -85,6 +85,11 @@ describe('Insights page', () => {
     expect(html).not.toContain('<svg class="chart"');
     expect(html).toContain('No test failed in these 7 days.');
     expect(html).toContain('<option value="nope" selected="">nope</option>');
+    // An owner no test has: the lists are empty and say so; the runs are still counted.
+    const owned = await get(`/projects/${t.projectId}/insights?days=7&owner=${encodeURIComponent('@acme/nobody')}`);
+    expect(owned.html).toContain('No test owned by @acme/nobody failed in these 7 days.');
+    expect(owned.html).toContain('value="@acme/nobody"');
+    expect(owned.html).toMatch(/Runs<\/span><b>8<\/b>/);
   });
 
   it('is open to viewers and closed to other teams', async () => {

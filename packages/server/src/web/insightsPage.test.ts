@@ -60,6 +60,7 @@ describe('Insights page', () => {
     const owned = await html({ ...empty, owner: '@acme/pay', trend: fixture().trend }, { days: '7', branch: 'main', owner: '@acme/pay' } as never);
     expect(owned).toContain('No test owned by @acme/pay passed only on a retry');
     expect(owned).toContain('<svg class="chart"');
+    expect(owned).toContain('tests owned by @acme/pay. Retries of one run count once, by their final outcome. The pass rate and the lists count only those tests');
   });
 
   it('rounds the duration axis to a readable top in its unit', () => {

@@ -42,6 +42,7 @@ export function InsightsPage(props: { nav: NavData; projectId: string; insights:
       <h1>Insights</h1>
       <p class="muted">
         {ins.from} to {ins.to} (UTC), {scope}. Retries of one run count once, by their final outcome.
+        {ins.owner && ' The pass rate and the lists count only those tests; runs and run durations count every run.'}
       </p>
       <form class="filters" method="get" action={path} role="search" aria-label="Insights window and filters">
         <label>
@@ -135,7 +136,7 @@ export function InsightsPage(props: { nav: NavData; projectId: string; insights:
       </Section>
 
       <Section id="flakiest" title="Flakiest" count={ins.flakiest.length}
-        help="Highest flaky rate first: results that passed only on a retry ÷ results of the test."
+        help="Highest flaky rate first: results that passed only on a retry (or in a CI re-run) ÷ results of the test."
         empty={`No test${owned} passed only on a retry in these ${ins.days} days.`}>
         <DataTable label="Flakiest tests" head={<><th>Test</th><th class="num">Flaky rate</th><th class="num">Flaky / results</th></>}>
           {ins.flakiest.map((t) => (
