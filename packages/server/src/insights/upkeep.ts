@@ -119,6 +119,15 @@ async function resultsOfRuns(db: AnyDb, runIds: string[]): Promise<ResultRow[]> 
   return out;
 }
 
+/** One run's results of these cases only: a re-run's batch reads what it replaces, not the whole run. */
+async function resultsOfCases(db: AnyDb, runId: string, caseIds: string[]): Promise<ResultRow[]> {
+  const out: ResultRow[] = [];
+  for (const ids of chunk(caseIds, IN_LIST_CHUNK)) {
+    out.push(...(await db.selectFrom('tests').select(['id', 'run_id', 'case_id', 'run_attempt', 'status', 'duration']).where('run_id', '=', runId).where('case_id', 'in', ids).execute()));
+  }
+  return out;
+}
+
 const groupByRun = (rows: ResultRow[]) => {
   const m = new Map<string, ResultRow[]>();
   for (const r of rows) {
@@ -145,9 +154,8 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
       deltas.add(run, rows.map((r) => ({ ...r, effectiveStatus: r.status })), 1);
       continue;
     }
-    const cases = new Set(rows.map((r) => r.case_id));
     const fresh = new Set(rows.map((r) => r.id));
-    const now = (await resultsOfRuns(db, [runId])).filter((r) => cases.has(r.case_id));
+    const now = await resultsOfCases(db, runId, [...new Set(rows.map((r) => r.case_id))]);
     deltas.add(run, counted(now.filter((r) => !fresh.has(r.id))), -1);
     deltas.add(run, counted(now), 1);
   }
