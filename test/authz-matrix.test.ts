@@ -140,6 +140,7 @@ const MATRIX: Record<OperationId, Case | 'public'> = {
   'testSuites.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/test-suites?runId=${await fresh.run()}&projectId=${t.projectId}` }) },
   'errors.list': { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/errors?projectId=${t.projectId}` }) },
   search: { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/search?projectId=${t.projectId}&q=ECONNRESET` }) },
+  insights: { allow: READ, scope: 'param', build: async () => ({ method: 'GET', path: `/insights?projectId=${t.projectId}&days=7` }) },
   'errors.get': {
     allow: READ,
     scope: 'param',

@@ -35,6 +35,7 @@ const VALID: { [K in OperationId]: (typeof endpoints)[K] extends { body: z.ZodTy
   'errors.list': null,
   'errors.get': null,
   search: null,
+  insights: null,
   'tests.create': aTest(),
   'tests.createBatch': { tests: [aTest(), aTest()] },
   'tests.list': null,

@@ -21,6 +21,7 @@ const CALLS: Record<OperationId, (c: TestReportClient) => Promise<unknown>> = {
   'runs.summary': (c) => c.runs.summary('x', { base: 'main' }),
   'errors.list': (c) => c.errors.list({ projectId: 'p', branch: 'main' }),
   'errors.get': (c) => c.errors.get('x', { projectId: 'p' }),
+  'insights': (c) => c.insights.get({ projectId: 'p', days: 7, branch: 'main', owner: '@acme/web', limit: 10 }),
   'search': (c) => c.search.query({ projectId: 'p', q: 'ECONNRESET', in: 'errors,output' }),
   'runs.compare': (c) => c.runs.compare('x', 'y', { limit: 5 }),
   'runs.baselines': (c) => c.runs.baselines('x'),

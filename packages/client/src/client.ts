@@ -16,6 +16,7 @@ import { Artifacts } from './resources/artifacts.js';
 import { Auth } from './resources/auth.js';
 import { Errors } from './resources/errors.js';
 import { Search } from './resources/search.js';
+import { Insights } from './resources/insights.js';
 import { Flakiness } from './resources/flakiness.js';
 import { Invitations } from './resources/invitations.js';
 import { Members } from './resources/members.js';
@@ -127,6 +128,7 @@ export class TestReportClient {
   readonly flakiness: Flakiness;
   readonly errors: Errors;
   readonly search: Search;
+  readonly insights: Insights;
   readonly artifacts: Artifacts;
   readonly projects: Projects;
   readonly teams: Teams;
@@ -174,6 +176,7 @@ export class TestReportClient {
     this.flakiness = new Flakiness(this);
     this.errors = new Errors(this);
     this.search = new Search(this);
+    this.insights = new Insights(this);
     this.artifacts = new Artifacts(this);
     this.projects = new Projects(this);
     this.teams = new Teams(this);

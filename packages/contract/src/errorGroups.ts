@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { id, pageQuery, paged, timestamp, timestampInput } from './common.js';
+import { ownerQuery } from './tests.js';
 
 /** `GET /errors` and `GET /errors/:fingerprint` filters: each narrows the occurrences counted. */
 const occurrenceFilters = {
@@ -9,6 +10,8 @@ const occurrenceFilters = {
   /** Occurrences stored before this time. */
   until: timestampInput.optional(),
   branch: z.string().min(1).max(2_000).optional(),
+  /** Only occurrences in tests this CODEOWNERS owner owns (exact, as CODEOWNERS spells it). */
+  owner: ownerQuery.optional(),
 };
 
 export const errorListQuery = z.object({

@@ -4,6 +4,7 @@ export * from './runSummary.js';
 export * from './compare.js';
 export * from './search.js';
 export * from './errorGroups.js';
+export * from './insights.js';
 export * from './tests.js';
 export * from './suites.js';
 export * from './flakiness.js';

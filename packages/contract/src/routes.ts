@@ -73,6 +73,8 @@ export const routes = {
   // Error groups
   'errors.list': r({ ...api, method: 'GET', path: '/errors', rateGroup: 'testsRead', status: 200, summary: 'Error groups of a project across runs (fingerprinted errors), most recently seen first' }),
   'errors.get': r({ ...api, method: 'GET', path: '/errors/:fingerprint', rateGroup: 'testsRead', status: 200, summary: 'One error group with its daily occurrences and the tests it hits' }),
+  // Insights
+  'insights': r({ ...api, method: 'GET', path: '/insights', rateGroup: 'testsRead', status: 200, summary: 'Pass-rate and duration trend, slowest, most failing and flakiest tests and duration regressions of a project over 7, 30 or 90 days' }),
   // Search
   'search': r({ ...api, method: 'GET', path: '/search', rateGroup: 'testsRead', status: 200, summary: 'Test results whose titles, error messages or output contain a text, newest first, with a highlighted snippet' }),
   // Suites

@@ -10,6 +10,7 @@ import { membersHandlers } from './members/route.js';
 import { projectsHandlers } from './projects/route.js';
 import { runsHandlers } from './runs/route.js';
 import { searchHandlers } from './search/route.js';
+import { insightsHandlers } from './insights/route.js';
 import { shardPlanHandlers } from './shardPlan/route.js';
 import { suitesHandlers } from './suites/route.js';
 import { teamsHandlers } from './teams/route.js';
@@ -31,6 +32,7 @@ export const handlers: Handlers = {
   ...flakinessHandlers,
   ...errorGroupsHandlers,
   ...searchHandlers,
+  ...insightsHandlers,
   ...artifactsHandlers,
   ...baselinesHandlers,
   ...webhooksHandlers,

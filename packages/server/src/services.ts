@@ -10,6 +10,7 @@ import { createBootstrapService } from './bootstrap/service.js';
 import type { BackgroundJob, Deps } from './deps.js';
 import { createErrorGroupService } from './errorGroups/service.js';
 import { createSearchService } from './search/service.js';
+import { createInsightService } from './insights/service.js';
 import { createShardPlanService } from './shardPlan/service.js';
 import { createFlakinessService } from './flakiness/service.js';
 import { sharedByServers } from './db/locks.js';
@@ -74,6 +75,7 @@ export function createServices(deps: Deps) {
     flakiness,
     errorGroups,
     search: createSearchService(deps),
+    insights: createInsightService(deps),
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     baselines: createBaselineService(deps),

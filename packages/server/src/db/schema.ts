@@ -67,6 +67,10 @@ export interface QuarantineEventsTable { id: string; project_id: string; case_id
 
 export interface SnapshotAcceptancesTable { test_id: string; name: string; run_id: string; actual_id: string; accepted_by: string; accepted_at: string }
 
+/** Insights aggregates (migration 017, insights/upkeep.ts): one row per project, UTC day of the run, branch ('' for none) and test case. */
+export interface InsightCaseDaysTable { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
+/** Durations of the non-skipped results of a case-day, by log-scale bucket (insights/buckets.ts). */
+export interface InsightCaseDurationsTable { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
 export interface Database {
@@ -95,4 +99,6 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   quarantine_events: QuarantineEventsTable;
   snapshot_acceptances: SnapshotAcceptancesTable;
+  insight_case_days: InsightCaseDaysTable;
+  insight_case_durations: InsightCaseDurationsTable;
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
+import { ownedBy } from '../owners/filter.js';
 
 export interface OccurrenceFilters {
   projectId: string;
@@ -9,6 +10,8 @@ export interface OccurrenceFilters {
   until?: string;
   branch?: string;
   q?: string;
+  /** Only results this CODEOWNERS owner owned when stored (their `owners` column). */
+  owner?: string;
 }
 
 export interface GroupRow {
@@ -42,6 +45,7 @@ export function createErrorGroupRepo(db: Db) {
     if (f.since) q = q.where('created_at', '>=', f.since);
     if (f.until) q = q.where('created_at', '<', f.until);
     if (f.branch) q = q.where('branch', '=', f.branch);
+    if (f.owner) q = q.where(ownedBy(f.owner));
     if (f.q) q = q.where(sql<boolean>`lower(error_message) like lower(${likePattern(f.q)}) escape '\\'`);
     return q;
   };

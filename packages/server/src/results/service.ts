@@ -22,6 +22,7 @@ function errorFile(t: { attempts?: { errors?: { location?: { file: string } }[] 
 }
 import { ownersResolver, type OwnersOf } from '../owners/codeowners.js';
 import { ownersColumn } from '../owners/filter.js';
+import { countStoredResults } from '../insights/upkeep.js';
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
@@ -35,11 +36,11 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
   async function checkScope(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf) {
     await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
     const runIds = [...new Set(tests.map((t) => t.runId))];
-    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null; ownersOf: OwnersOf }>();
+    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null; created_at: string; ownersOf: OwnersOf }>();
     for (let i = 0; i < runIds.length; i += 500) {
       const rows = await db
         .selectFrom('runs')
-        .select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'codeowners', 'root_dir_in_repo'])
+        .select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'])
         .where('id', 'in', runIds.slice(i, i + 500))
         .execute();
       for (const r of rows) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
@@ -108,6 +109,8 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
         };
       });
       await repo.insertTests(rows);
+      // In the same transaction: the insights aggregates never count a result that was not stored.
+      await countStoredResults(db, rows, runs);
       return rows.map(toTestCreated);
     });
     // After the commit, also of the Idempotency-Key's transaction the batch joined: a timestamp, not
