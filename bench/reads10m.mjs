@@ -78,6 +78,11 @@ export async function benchReads10m({ quick, log: out, dbKind = 'sqlite', result
       const only = process.env.BENCH_ENDPOINTS?.split(',');
       for (const [name, [target, path]] of Object.entries(endpoints(projectId, data))) {
         if (only && !only.some((o) => name.includes(o))) continue;
+        if (name.startsWith('GET /insights') && !data.aggregatesSeconds) {
+          result.endpoints[name] = { skipped: 'insights aggregates not built (bench/lib/aggregates.mjs)' };
+          log(`${name.padEnd(28)} skipped: the generated history has no insights aggregates (hook bench/lib/aggregates.mjs)`);
+          continue;
+        }
         const get = async (i) => {
           const res = await fetch(base + path(i), { headers: { 'x-api-key': apiKey } });
           const body = await res.text();
