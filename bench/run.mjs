@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
+//                [-- reads10m upkeep]  (parts named alone, as --only; these two run only when named)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -11,32 +12,41 @@ import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
 import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
+import { benchReads10m } from './reads10m.mjs';
+import { benchUpkeep } from './upkeep.mjs';
 import { benchShards } from './shards.mjs';
 import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, help: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, help: { type: 'boolean', default: false } } });
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all)
+  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all of these),
+                      reads10m, upkeep (only when named; also as words: npm run bench -- reads10m --db both)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
+                      and of reads10m (default 10000000: issue 27's error groups, compare, search, insights)
+  BENCH_SAMPLES=n     requests per endpoint in reads10m (default 100, quick 30)
+  BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
 `);
   process.exit(0);
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards, reads10m: benchReads10m, upkeep: benchUpkeep };
+// Long parts (a 10,000,000-result history; a second build) run only when asked for by name.
+const onlyWhenNamed = ['reads10m', 'upkeep'];
 // Which databases a part means something on: the reporter's overhead does not depend on the
 // server's database (measured on SQLite only), nor does the evenness of shards; the fleet needs a
 // database servers can share.
 const runsOn = { overhead: ['sqlite'], fleet: ['postgres'], shards: ['sqlite'] };
 const dbs = { sqlite: ['sqlite'], postgres: ['postgres'], both: ['sqlite', 'postgres'] }[values.db];
 if (!dbs) throw new Error(`unknown --db "${values.db}": sqlite, postgres or both`);
-const selected = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(parts);
+const named = [...(values.only ? values.only.split(',') : []), ...positionals.flatMap((p) => p.split(','))].map((s) => s.trim()).filter(Boolean);
+const selected = named.length ? named : Object.keys(parts).filter((p) => !onlyWhenNamed.includes(p));
 for (const name of selected) if (!parts[name]) throw new Error(`unknown part "${name}"; parts: ${Object.keys(parts).join(', ')}`);
 if (!existsSync(serverBin)) throw new Error('packages/server/dist is missing: run `npm run build` first');
 

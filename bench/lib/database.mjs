@@ -23,7 +23,7 @@ async function admin(sql) {
  * { kind, databaseUrl, sizeBytes(), drop() } for one part. databaseUrl is undefined for SQLite
  * (the server's default file in dataDir).
  */
-export async function openBenchDatabase(kind, dataDir) {
+export async function openBenchDatabase(kind, dataDir, existingUrl) {
   if (kind === 'sqlite') {
     const file = join(dataDir, 'testreport.db');
     return {
@@ -36,8 +36,9 @@ export async function openBenchDatabase(kind, dataDir) {
     };
   }
   if (kind !== 'postgres') throw new Error(`unknown database "${kind}": sqlite or postgres`);
-  const name = `testreport_bench_${process.pid}_${++created}`;
-  await admin(`CREATE DATABASE ${name}`);
+  // existingUrl: a database an earlier run created and kept (bench/reads10m.mjs BENCH_KEEP_DATASET).
+  const name = existingUrl ? new URL(existingUrl).pathname.slice(1) : `testreport_bench_${process.pid}_${++created}`;
+  if (!existingUrl) await admin(`CREATE DATABASE ${name}`);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();

@@ -12,7 +12,7 @@ import * as R from './runs.js';
 import * as RS from './runSummary.js';
 import * as S from './suites.js';
 import * as Se from './search.js';
-import * as In from './insights.js';
+import * as Ins from './insights.js';
 import * as SP from './shardPlan.js';
 import * as T from './tests.js';
 import * as Tm from './teams.js';
@@ -58,7 +58,7 @@ export const endpoints = {
   // Error groups
   'errors.list': e({ ...routes['errors.list'], query: E.errorListQuery, response: E.errorGroupList }),
   'errors.get': e({ ...routes['errors.get'], params: E.fingerprintParam, query: E.errorGroupQuery, response: E.errorGroupDetail }),
-  'insights': e({ ...routes['insights'], query: In.insightsQuery, response: In.insights }),
+  'insights': e({ ...routes['insights'], query: Ins.insightsQuery, response: Ins.insights }),
   'search': e({ ...routes['search'], query: Se.searchQuery, response: Se.searchResults }),
   // Suites
   'testSuites.upsert': e({ ...routes['testSuites.upsert'], body: S.suiteUpsert, response: S.suite }),

@@ -1,5 +1,6 @@
-import type { Kysely, RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
 import { dialectOf } from './database.js';
+import type { Database } from './schema.js';
 
 /** The stored columns each searchable field (contract `SEARCH_FIELDS`) covers. */
 export const SEARCH_COLUMNS = {
@@ -20,7 +21,15 @@ export interface SearchSupport {
   drop(db: Kysely<any>): Promise<void>;
   /** A condition on a row of `tests`: one of `columns` contains `text` (case-insensitive, literally). */
   contains(columns: readonly SearchColumn[], text: string): RawBuilder<boolean>;
+  /**
+   * The rows of `tests` whose `columns` contain `text`, and the order that lists them newest first
+   * *from the index*, so that a page (and a capped count) reads only as many matches as it needs
+   * instead of every match of a common text (docs/benchmarks.md, issue 27). Columns of `tests` are
+   * to be named `tests.…` on it (the index may bring columns of the same names).
+   */
+  matching(db: Kysely<Database>, columns: readonly SearchColumn[], text: string): { rows: SelectQueryBuilder<Database, 'tests', object>; newestFirst: RawBuilder<unknown> };
 }
 
 /** Repositories ask through this; which index answers is the dialect's business. */
 export const searchContains = (db: Kysely<any>, columns: readonly SearchColumn[], text: string) => dialectOf(db).search.contains(columns, text);
+export const searchMatching = (db: Kysely<Database>, columns: readonly SearchColumn[], text: string) => dialectOf(db).search.matching(db, columns, text);

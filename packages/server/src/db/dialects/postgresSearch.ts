@@ -24,4 +24,7 @@ export const postgresSearch: SearchSupport = {
     const any = columns.map((c) => containsIgnoringCase(c, text));
     return sql<boolean>`(${sql.join(any, sql` or `)})`;
   },
+  matching(db, columns, text) {
+    return { rows: db.selectFrom('tests').where(this.contains(columns, text)), newestFirst: sql`tests.id` };
+  },
 };

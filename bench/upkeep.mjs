@@ -1,0 +1,107 @@
+// Issue 27: "ingestion rate with the new upkeep within 10% of today's". POST /tests/batch of this
+// build against the build of the commit before the failure-intelligence upkeep (fingerprints at
+// ingestion, the search index), in interleaved rounds of one bench run, each round a fresh server
+// and database; the ratio of the medians is printed. The older build is made once in a git
+// worktree under the temp dir (BENCH_UPKEEP_BASE_DIR to use another), sharing this checkout's
+// node_modules.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api } from './lib/http.mjs';
+import { openBenchDatabase } from './lib/database.mjs';
+import { initDataDir, removeDir, root, serverBin, startServer, tempDir } from './lib/server.mjs';
+import { processCpu } from './lib/measure.mjs';
+import { BATCH, fmt, newRun, sendBatches, suiteBatches } from './ingest.mjs';
+import { testBody } from './lib/bodies.mjs';
+
+const CONCURRENCY = 4;
+const UPKEEP_PATHS = ['packages/server/src/errorGroups', 'packages/server/src/search'];
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+
+/** The parent of the first commit that touched the upkeep's folders (BENCH_UPKEEP_BASE: another commit). */
+export function baseCommit() {
+  if (process.env.BENCH_UPKEEP_BASE) return git('rev-parse', process.env.BENCH_UPKEEP_BASE);
+  const first = git('rev-list', '--reverse', 'HEAD', '--', ...UPKEEP_PATHS).split('\n')[0];
+  return git('rev-parse', `${first}^`);
+}
+
+/** The built server of `commit`, in a worktree of its own (made and built on first use). */
+function baseBuild(commit, log) {
+  const dir = process.env.BENCH_UPKEEP_BASE_DIR ?? join(tmpdir(), `testreport-upkeep-base-${commit.slice(0, 12)}`);
+  const bin = join(dir, 'packages/server/dist/bin.js');
+  if (existsSync(bin)) return bin;
+  log(`upkeep  building ${commit.slice(0, 12)} in ${dir} (once)`);
+  if (!existsSync(dir)) git('worktree', 'add', '--detach', dir, commit);
+  // The dependencies are this checkout's; the workspace packages are the old commit's own.
+  const modules = join(dir, 'node_modules');
+  mkdirSync(join(modules, '@testreport'), { recursive: true });
+  for (const name of readdirSync(join(root, 'node_modules'))) {
+    if (name === '@testreport' || existsSync(join(modules, name))) continue;
+    symlinkSync(join(root, 'node_modules', name), join(modules, name));
+  }
+  for (const pkg of readdirSync(join(dir, 'packages'))) {
+    if (!existsSync(join(modules, '@testreport', pkg))) symlinkSync(`../../packages/${pkg}`, join(modules, '@testreport', pkg));
+    const own = join(root, 'packages', pkg, 'node_modules');
+    if (existsSync(own) && !existsSync(join(dir, 'packages', pkg, 'node_modules'))) symlinkSync(own, join(dir, 'packages', pkg, 'node_modules'));
+  }
+  execFileSync(join(root, 'node_modules/.bin/tsup'), { cwd: dir, stdio: 'ignore' });
+  return bin;
+}
+
+async function round({ bin, dbKind, batchRuns }) {
+  const dataDir = tempDir('upkeep');
+  const database = await openBenchDatabase(dbKind, dataDir);
+  try {
+    const { projectId, apiKey } = initDataDir(dataDir, database, bin);
+    const server = await startServer(dataDir, { db: database, bin });
+    try {
+      const call = api(server.url, apiKey);
+      const warmRun = await newRun(call, projectId);
+      await call('POST', '/tests/batch', { tests: Array.from({ length: 50 }, (_, i) => testBody({ runId: warmRun, projectId, i: 900_000 + i })) });
+      const batches = await suiteBatches(call, projectId, batchRuns);
+      const cpu0 = processCpu(server.pid);
+      const seconds = await sendBatches([call], batches, CONCURRENCY);
+      const tests = batches.length * BATCH;
+      const cpuUs = cpu0 === null ? null : ((processCpu(server.pid) - cpu0) / tests) * 1e6;
+      return { tests, seconds, testsPerSecond: tests / seconds, serverCpuMicrosPerTest: cpuUs, loadAverage: loadavg() };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await database.drop();
+    removeDir(dataDir);
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export async function benchUpkeep({ quick, log, dbKind = 'sqlite' }) {
+  const commit = baseCommit();
+  const builds = { before: baseBuild(commit, log), now: serverBin };
+  const rounds = Number(process.env.BENCH_UPKEEP_ROUNDS ?? (quick ? 1 : 3));
+  const batchRuns = quick ? 1 : 4;
+  const result = { baseCommit: commit, rounds: [], database: dbKind };
+  for (let r = 0; r < rounds; r++) {
+    // Each build goes first in every other round, so neither always gets the warmer machine.
+    const order = r % 2 ? ['now', 'before'] : ['before', 'now'];
+    const pair = {};
+    for (const which of order) {
+      pair[which] = await round({ bin: builds[which], dbKind, batchRuns });
+      const x = pair[which];
+      log(`upkeep  round ${r + 1}/${rounds} ${which === 'now' ? 'this build        ' : `before (${commit.slice(0, 7)})`}: ${fmt(x.testsPerSecond)} tests/s (${fmt(x.tests)} tests in ${x.seconds.toFixed(2)} s; server CPU ${x.serverCpuMicrosPerTest?.toFixed(0)} µs/test; load ${load()})`);
+    }
+    result.rounds.push(pair);
+  }
+  const rate = (w) => median(result.rounds.map((p) => p[w].testsPerSecond));
+  const cpu = (w) => median(result.rounds.map((p) => p[w].serverCpuMicrosPerTest ?? NaN));
+  result.ratio = rate('now') / rate('before');
+  result.cpuRatio = cpu('now') / cpu('before');
+  result.meetsTargets = result.ratio >= 0.9;
+  log(`upkeep  POST /tests/batch with the upkeep ÷ before it (${commit.slice(0, 7)}), medians of ${rounds} interleaved rounds: ${fmt(rate('now'))} ÷ ${fmt(rate('before'))} tests/s = ${(result.ratio * 100).toFixed(1)}%; server CPU per test ${cpu('now').toFixed(0)} ÷ ${cpu('before').toFixed(0)} µs = ${(result.cpuRatio * 100).toFixed(1)}%  (target ≥ 90%: ${result.meetsTargets ? 'meets target' : 'misses target'}; load ${load()})`);
+  return result;
+}
