@@ -53,7 +53,8 @@ export async function sendBatches(calls, batches, concurrency) {
 export async function benchIngest({ quick, log, dbKind = 'sqlite', pairedPostgres = false }) {
   const singleCount = quick ? 500 : 2_000;
   const batchRuns = quick ? 1 : 10;
-  const rounds = quick ? 1 : 5;
+  // BENCH_INGEST_ROUNDS: more paired rounds (or some in quick mode) when the machine is noisy.
+  const rounds = Number(process.env.BENCH_INGEST_ROUNDS ?? (quick ? 1 : 5));
   const paired = pairedPostgres && dbKind === 'sqlite';
   const result = { database: dbKind, rounds: [] };
   const pgRounds = [];
