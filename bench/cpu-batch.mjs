@@ -5,20 +5,22 @@
 // Each round starts each build's server on a fresh SQLite data dir (order alternating per round),
 // warms it, sends RUNS×10,000 tests (default 100,000) in 500-test batches, 4 in flight, and prints
 // the server's CPU µs/test (/proc/<pid>/stat) and the medians. BENCH_CPU_PROF=<dir> writes profiles.
+// BENCH_DB=postgres: each server on a fresh PostgreSQL database instead (bench/lib/database.mjs).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { api } from './lib/http.mjs';
 import { initDataDir, removeDir, root, tempDir } from './lib/server.mjs';
 import { processCpu } from './lib/measure.mjs';
 import { testBody } from './lib/bodies.mjs';
+import { openBenchDatabase } from './lib/database.mjs';
 import { newRun, suiteBatches, sendBatches } from './ingest.mjs';
 
 const [rounds = '3', ...dists] = process.argv.slice(2);
 const RUNS = Number(process.env.RUNS ?? 10);
 
-async function start(dist, dataDir) {
+async function start(dist, dataDir, db) {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, join(root, dist, 'bin.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run'], {
+  const child = spawn(process.execPath, [...prof, join(root, dist, 'bin.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...(db.databaseUrl ? ['--database-url', db.databaseUrl] : [])], {
     env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr.resume();
@@ -37,9 +39,10 @@ for (let r = 0; r < Number(rounds); r++) {
   const order = r % 2 ? [...dists].reverse() : dists;
   for (const dist of order) {
     const dataDir = tempDir('cpub');
+    const db = await openBenchDatabase(process.env.BENCH_DB ?? 'sqlite', dataDir);
     try {
-      const { projectId, apiKey } = initDataDir(dataDir);
-      const server = await start(dist, dataDir);
+      const { projectId, apiKey } = initDataDir(dataDir, db);
+      const server = await start(dist, dataDir, db);
       const call = api(server.url, apiKey);
       const warm = await newRun(call, projectId);
       for (let w = 0; w < 4; w++) await call('POST', '/tests/batch', { tests: Array.from({ length: 500 }, (_, i) => testBody({ runId: warm, projectId, i: 900_000 + w * 500 + i })) });
@@ -52,6 +55,7 @@ for (let r = 0; r < Number(rounds); r++) {
       rates[dist].push((batches.length * 500) / sec);
       console.log(`round ${r} ${dist}: ${us.toFixed(1)} µs/test, ${((batches.length * 500) / sec).toFixed(0)} tests/s`);
     } finally {
+      await db.drop();
       removeDir(dataDir);
     }
   }

@@ -39,8 +39,7 @@ export interface DialectSupport {
   exclusive<T>(db: Kysely<any>, lock: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
    * Inserts rows of one table, all with the same columns: on SQLite one prepared one-row INSERT run
-   * per row (as `writeMany`), on PostgreSQL `INSERT … SELECT * FROM unnest($1::type[], …)` (one
-   * bound value per column, whatever the row count, far from its 65,535-value limit).
+   * per row (as `writeMany`), on PostgreSQL `COPY … FROM STDIN` (the rows as one text stream).
    */
   insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**

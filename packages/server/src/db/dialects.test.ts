@@ -94,6 +94,23 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     await expect(insertMany(db, 'tests', [])).resolves.toBeUndefined();
   });
 
+  it('fails a bulk insert that breaks a constraint as a unique violation, rolls it back and keeps the connection usable', async () => {
+    const { db } = opened;
+    const row = (id: string) => ({
+      id, run_id: 'r-bulk', project_id: 'p-bulk', case_id: 'c-bulk', title: 't', full_title: 'f', file_path: null, line_number: null, status: 'passed',
+      duration: 1, retries: 0, attempt: 0, is_flaky: 0, tags: '[]', annotations: '[]', error: null, error_message: null, steps: '[]', stdout: null,
+      stderr: null, branch: null, commit_sha: null, created_at: 'x', run_attempt: 1, error_fingerprint: null, attempts: null, owners: null,
+    });
+    // t-00000 is stored by the test above: the third row collides.
+    const err = await db.transaction().execute((trx) => insertMany(trx, 'tests', [row('dup-a'), row('dup-b'), row('t-00000')])).catch((e: unknown) => e);
+    expect(isUniqueViolation(err)).toBe(true);
+    expect(await db.selectFrom('tests').select('id').where('id', 'in', ['dup-a', 'dup-b']).execute()).toEqual([]);
+    // The pool's connections still answer, and a bulk insert after the failure goes through.
+    for (let i = 0; i < 12; i++) expect(Number((await sql<{ n: number }>`select 1 as n`.execute(db)).rows[0]!.n)).toBe(1);
+    await insertMany(db, 'tests', [row('dup-a')]);
+    expect(await db.selectFrom('tests').select('id').where('id', '=', 'dup-a').execute()).toEqual([{ id: 'dup-a' }]);
+  });
+
   it('writes many rows with an upsert that returns, keeps the builder\'s constants, joins the transaction and rolls back with it', async () => {
     const { db } = opened;
     await db.insertInto('projects').values({ id: 'p-wm', team_id: 't1', name: 'P', created_at: 'x', updated_at: 'x' }).execute();

@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { PostgresDialect, sql, type Kysely } from 'kysely';
+import { PostgresDialect, sql } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { postgresSearch } from './postgresSearch.js';
+import { copyRows } from './postgresCopy.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -18,23 +19,6 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;
-
-/** Rows per unnest INSERT: bounds the size of one statement's arrays, not its bound values. */
-const UNNEST_ROWS = 5_000;
-
-/** Column types by table, read once from the catalog: every database has the same migrated schema. */
-const columnTypesOf = new Map<string, Promise<Map<string, string>>>();
-function typesOf(db: Kysely<any>, table: string): Promise<Map<string, string>> {
-  let types = columnTypesOf.get(table);
-  if (!types) {
-    types = sql<{ column_name: string; data_type: string }>`select column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
-      .execute(db)
-      .then(({ rows }) => new Map(rows.map((r) => [r.column_name, r.data_type])));
-    types.catch(() => columnTypesOf.delete(table));
-    columnTypesOf.set(table, types);
-  }
-  return types;
-}
 
 const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
@@ -77,20 +61,8 @@ export const postgres: DialectSupport = {
     for (let i = 0; i < rows.length; i += rowsPerStatement) out.push(...(await build(rows.slice(i, i + rowsPerStatement)).execute()));
     return out;
   },
-  async insertMany(db, table, rows) {
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0]);
-    const types = await typesOf(db, table);
-    for (let i = 0; i < rows.length; i += UNNEST_ROWS) {
-      const part = rows.slice(i, i + UNNEST_ROWS);
-      const arrays = columns.map((c) => {
-        const type = types.get(c);
-        if (!type) throw new Error(`insertMany: ${table} has no column ${c}`);
-        return sql`${part.map((r) => r[c] ?? null)}::${sql.raw(type)}[]`;
-      });
-      await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)})`.execute(db);
-    }
-  },
+  // COPY … FROM STDIN (postgresCopy.ts): the rows as one text stream, no statement or array per batch.
+  insertMany: (db, table, rows) => copyRows(db, table, rows),
   open(url) {
     const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types });
     // An idle client whose connection drops (database restart, failover) emits 'error' on the pool;
