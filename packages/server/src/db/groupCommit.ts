@@ -16,10 +16,19 @@ import { current, driverOf, type Scope, type ScopedDriver } from './transaction.
  * request commits at once, as before.
  */
 
-/** Members of one transaction at most: bounds what one failed commit takes down and the wait of the last. */
-const MAX_MEMBERS = 64;
-/** A group stops taking members this long after it began, so a steady stream still commits often. */
-const MAX_GROUP_MS = 10;
+export interface GroupBounds {
+  /** Members of one transaction at most: bounds what one failed commit takes down and the wait of the first. */
+  maxMembers: number;
+  /** A group stops taking members this long after it began, so a steady stream still commits often. */
+  maxMs: number;
+  /**
+   * How long a group waits for company before its first member runs. 0 in the server: the next group
+   * forms while one commits, which is all the waiting needed. Tests set it to put concurrent requests
+   * in one group for certain.
+   */
+  lingerMs: number;
+}
+const DEFAULT_BOUNDS: GroupBounds = { maxMembers: 64, maxMs: 10, lingerMs: 0 };
 
 interface Member {
   fn: () => Promise<unknown>;
@@ -37,6 +46,8 @@ export class GroupAbortedError extends Error {
 class CommitQueue {
   readonly #waiting: Member[] = [];
   #running = false;
+
+  bounds: GroupBounds = DEFAULT_BOUNDS;
 
   constructor(
     private readonly db: Db,
@@ -61,28 +72,32 @@ class CommitQueue {
 
   async #group() {
     const { inner } = this.driver;
+    const { maxMembers, maxMs, lingerMs } = this.bounds;
     await this.driver.init();
+    if (lingerMs > 0) await new Promise((r) => setTimeout(r, lingerMs));
     let conn;
     try {
       conn = await inner.acquireConnection();
     } catch (err) {
-      for (const m of this.#waiting.splice(0, MAX_MEMBERS)) m.reject(err);
+      for (const m of this.#waiting.splice(0, maxMembers)) m.reject(err);
       return;
     }
     const started = performance.now();
     const committed: { member: Member; value: unknown; afterCommit: Scope['afterCommit'] }[] = [];
     const group = { broken: false };
+    let taken = 0;
     let failure: unknown;
     try {
       await inner.beginTransaction(conn, {});
     } catch (err) {
       await inner.releaseConnection(conn);
-      for (const m of this.#waiting.splice(0, MAX_MEMBERS)) m.reject(err);
+      for (const m of this.#waiting.splice(0, maxMembers)) m.reject(err);
       return;
     }
     try {
-      while (this.#waiting.length > 0 && committed.length < MAX_MEMBERS && !group.broken && performance.now() - started < MAX_GROUP_MS) {
+      while (this.#waiting.length > 0 && taken < maxMembers && !group.broken && performance.now() - started < maxMs) {
         const member = this.#waiting.shift()!;
+        taken++;
         const scope: Scope = { driver: this.driver, conn, savepoints: [], seq: 0, done: false, afterCommit: [], group };
         try {
           // A savepoint of the group's transaction (ScopedDriver.beginTransaction inside a scope).
@@ -127,6 +142,18 @@ async function settle(member: Member, value: unknown, afterCommit: Scope['afterC
 
 const queues = new WeakMap<Db, CommitQueue>();
 
+function queueOf(db: Db): CommitQueue {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = new CommitQueue(db, driverOf(db))));
+  return queue;
+}
+
+/** Changes the bounds of `db`'s groups (tests). */
+export function setGroupBounds(db: Db, bounds: Partial<GroupBounds>): void {
+  const queue = queueOf(db);
+  queue.bounds = { ...queue.bounds, ...bounds };
+}
+
 /**
  * Runs `fn` (a request's whole write, Idempotency-Key record included) all-or-nothing in a savepoint
  * of a transaction shared with other concurrent calls, and resolves once that transaction has
@@ -136,7 +163,5 @@ const queues = new WeakMap<Db, CommitQueue>();
 export function groupCommit<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   const driver = driverOf(db);
   if (current.getStore()?.driver === driver && !current.getStore()!.done) return db.transaction().execute(() => fn());
-  let queue = queues.get(db);
-  if (!queue) queues.set(db, (queue = new CommitQueue(db, driver)));
-  return queue.submit(fn);
+  return queueOf(db).submit(fn);
 }
