@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards,writes] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { benchPages } from './pages.mjs';
 import { benchReads } from './reads.mjs';
 import { benchShards } from './shards.mjs';
 import { benchUpload } from './upload.mjs';
+import { benchWrites } from './writes.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
@@ -20,7 +21,7 @@ const { values } = parseArgs({ options: { quick: { type: 'boolean', default: fal
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all)
+  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards, writes (default: all)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
@@ -29,7 +30,7 @@ if (values.help) {
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards, writes: benchWrites };
 // Which databases a part means something on: the reporter's overhead does not depend on the
 // server's database (measured on SQLite only), nor does the evenness of shards; the fleet needs a
 // database servers can share.

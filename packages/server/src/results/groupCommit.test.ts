@@ -27,7 +27,7 @@ beforeAll(async () => {
     await sql`create trigger gc_statement before insert on tests when new.full_title = 'statement fails' begin select raise(abort, 'statement fails'); end`.execute(db());
     await sql`create trigger gc_commit after insert on tests when new.full_title = 'commit fails' begin insert into gc_child (id, parent_id) values (new.id, 'missing'); end`.execute(db());
   }
-});
+}, 180_000);
 afterAll(async () => {
   await t?.close();
 });
