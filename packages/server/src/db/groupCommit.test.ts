@@ -21,7 +21,7 @@ beforeAll(async () => {
   await sql`create table gc_parent (id varchar(40) primary key)`.execute(opened.db);
   await sql`create table gc_child (id varchar(40) primary key, parent_id varchar(40) references gc_parent(id) deferrable initially deferred)`.execute(opened.db);
   // Concurrent calls below land in one group for certain, however slow the machine.
-  setGroupBounds(opened.db, { lingerMs: 30, maxMs: 60_000 });
+  setGroupBounds(opened.db, { lingerMs: 30, alwaysLinger: true, maxMs: 60_000 });
 });
 afterAll(async () => {
   await opened?.close();

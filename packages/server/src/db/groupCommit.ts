@@ -26,13 +26,17 @@ export interface GroupBounds {
    */
   maxMs: number;
   /**
-   * How long a group waits for company before its first member runs. 0 in the server: the next group
-   * forms while one commits, which is all the waiting needed. Tests set it to put concurrent requests
-   * in one group for certain.
+   * How long a group waits for company before its first member runs, once writes have been seen to
+   * overlap (a request arrived while the previous group ran): a lone writer never waits. SQLite's
+   * COMMIT (its fsync) blocks the event loop, so requests in flight cannot reach the queue while a
+   * group commits; without this wait, 16 writers in flight made groups of one (docs/benchmarks.md).
+   * Tests set it high to put concurrent requests in one group for certain.
    */
   lingerMs: number;
+  /** Linger before every group, not only once writes overlap (tests). */
+  alwaysLinger: boolean;
 }
-const DEFAULT_BOUNDS: GroupBounds = { maxMembers: 64, maxMs: 50, lingerMs: 0 };
+const DEFAULT_BOUNDS: GroupBounds = { maxMembers: 64, maxMs: 50, lingerMs: 3, alwaysLinger: false };
 
 interface Member {
   fn: () => Promise<unknown>;
@@ -50,6 +54,9 @@ export class GroupAbortedError extends Error {
 class CommitQueue {
   readonly #waiting: Member[] = [];
   #running = false;
+  /** Calls that arrived while a group ran: when the last group saw any, writes overlap and the next one lingers. */
+  #arrivedDuring = 0;
+  #overlapping = false;
 
   bounds: GroupBounds = DEFAULT_BOUNDS;
 
@@ -61,7 +68,8 @@ class CommitQueue {
   submit<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.#running) void this.#drain();
+      if (this.#running) this.#arrivedDuring++;
+      else void this.#drain();
     });
   }
 
@@ -76,9 +84,10 @@ class CommitQueue {
 
   async #group() {
     const { inner } = this.driver;
-    const { maxMembers, maxMs, lingerMs } = this.bounds;
+    const { maxMembers, maxMs, lingerMs, alwaysLinger } = this.bounds;
     await this.driver.init();
-    if (lingerMs > 0) await new Promise((r) => setTimeout(r, lingerMs));
+    if (lingerMs > 0 && (alwaysLinger || this.#overlapping || this.#waiting.length > 1)) await new Promise((r) => setTimeout(r, lingerMs));
+    this.#arrivedDuring = 0;
     let conn;
     try {
       conn = await inner.acquireConnection();
@@ -123,7 +132,7 @@ class CommitQueue {
     } finally {
       await inner.releaseConnection(conn);
     }
-    if (process.env.TESTREPORT_DEBUG_GROUPS) process.stderr.write(`group ${taken} members ${(performance.now() - started).toFixed(1)} ms\n`);
+    this.#overlapping = this.#arrivedDuring > 0;
     if (failure !== undefined) {
       const err = group.broken ? new GroupAbortedError(failure) : failure;
       for (const c of committed) c.member.reject(err);

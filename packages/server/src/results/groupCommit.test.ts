@@ -14,7 +14,7 @@ const db = () => t.server.services.deps.db;
 beforeAll(async () => {
   t = await startTestServer();
   // Requests sent together land in one group for certain, however slow the machine.
-  setGroupBounds(db(), { lingerMs: 150, maxMs: 60_000 });
+  setGroupBounds(db(), { lingerMs: 150, alwaysLinger: true, maxMs: 60_000 });
   await sql`create table gc_parent (id varchar(40) primary key)`.execute(db());
   await sql`create table gc_child (id varchar(40) primary key, parent_id varchar(40) references gc_parent(id) deferrable initially deferred)`.execute(db());
   if (testDbKind() === 'postgres') {
