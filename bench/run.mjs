@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards,writes] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 //                [-- reads10m upkeep]  (parts named alone, as --only; these two run only when named)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
@@ -16,6 +16,7 @@ import { benchReads10m } from './reads10m.mjs';
 import { benchUpkeep } from './upkeep.mjs';
 import { benchShards } from './shards.mjs';
 import { benchUpload } from './upload.mjs';
+import { benchWrites } from './writes.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
@@ -23,7 +24,7 @@ const { values, positionals } = parseArgs({ allowPositionals: true, options: { q
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all of these),
+  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards, writes (default: all of these),
                       reads10m, upkeep (only when named; also as words: npm run bench -- reads10m --db both)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
@@ -36,7 +37,7 @@ if (values.help) {
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards, reads10m: benchReads10m, upkeep: benchUpkeep };
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards, writes: benchWrites, reads10m: benchReads10m, upkeep: benchUpkeep };
 // Long parts (a 10,000,000-result history; a second build) run only when asked for by name.
 const onlyWhenNamed = ['reads10m', 'upkeep'];
 // Which databases a part means something on: the reporter's overhead does not depend on the

@@ -8,7 +8,7 @@ import type { Db } from './database.js';
  * `db`) runs on the transaction's connection, and a nested `db.transaction()` becomes a savepoint
  * inside it: it joins the outer transaction, and rolling it back undoes only its own part.
  */
-interface Scope {
+export interface Scope {
   driver: ScopedDriver;
   conn: DatabaseConnection;
   savepoints: string[];
@@ -16,12 +16,18 @@ interface Scope {
   /** Set once committed or rolled back: late async work started inside must not reuse the connection. */
   done: boolean;
   afterCommit: (() => void | Promise<void>)[];
+  /**
+   * Set for a request's work inside a shared group transaction (`groupCommit.ts`): `broken` once a
+   * savepoint could not be rolled back, i.e. the transaction may hold that request's partial writes
+   * (or, on PostgreSQL, be aborted, where COMMIT silently rolls back): the group must not commit.
+   */
+  group?: { broken: boolean };
 }
-const current = new AsyncLocalStorage<Scope>();
+export const current = new AsyncLocalStorage<Scope>();
 
-class ScopedDriver implements Driver {
+export class ScopedDriver implements Driver {
   #init: Promise<void> | undefined;
-  constructor(private readonly inner: Driver) {}
+  constructor(readonly inner: Driver) {}
 
   #scope(conn?: DatabaseConnection): Scope | undefined {
     const s = current.getStore();
@@ -53,8 +59,13 @@ class ScopedDriver implements Driver {
     const s = this.#scope(conn);
     if (!s) return this.inner.rollbackTransaction(conn);
     const name = s.savepoints.pop()!;
-    await conn.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
-    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
+    try {
+      await conn.executeQuery(CompiledQuery.raw(`rollback to savepoint ${name}`));
+      await conn.executeQuery(CompiledQuery.raw(`release savepoint ${name}`));
+    } catch (err) {
+      if (s.group) s.group.broken = true;
+      throw err;
+    }
   }
   destroy() {
     return this.inner.destroy();
@@ -104,6 +115,22 @@ export function scopedDialect(dialect: Dialect): { dialect: Dialect; register(db
       drivers.set(db, driver);
     },
   };
+}
+
+/** The driver of a database opened by openDatabase() (for `groupCommit.ts`). */
+export function driverOf(db: Db): ScopedDriver {
+  const driver = drivers.get(db);
+  if (!driver) throw new Error('this database was not opened by openDatabase()');
+  return driver;
+}
+
+/**
+ * Whether this async call chain holds a connection in a live transaction of any database: a
+ * dialect may then run statements straight on that connection (SQLite's `runPerRow` fast path).
+ */
+export function inAnyOpenTransaction(): boolean {
+  const s = current.getStore();
+  return s !== undefined && !s.done;
 }
 
 /** Whether this async call chain is inside a live `inTransaction` of `db`. */

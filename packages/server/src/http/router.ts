@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope } from '../authz/principal.js';
+import { groupCommit } from '../db/groupCommit.js';
 import { SECRET_RESPONSES } from '../idempotency/service.js';
 import { stringifyResponse } from '../lib/deepJson.js';
 import type { Services } from '../services.js';
@@ -11,6 +12,13 @@ import { fullPath } from './paths.js';
 import { rateLimit } from './rateLimit.js';
 import { validateRequest } from './validateRequest.js';
 import './context.js';
+
+/**
+ * Small writes that clients send many of at once (SDK scripts, one-test-per-request reporters): they
+ * share one transaction and its commit with whatever else is in flight (db/groupCommit.ts), each
+ * still all-or-nothing with its Idempotency-Key record.
+ */
+const GROUPED: ReadonlySet<OperationId> = new Set<OperationId>(['tests.create', 'testSuites.upsert', 'runs.update']);
 
 /**
  * Mounts every endpoint of the contract with one pipeline of middleware:
@@ -36,12 +44,14 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
 
       // Uploads take their key themselves once the file's digest is known (artifacts/route.ts).
       const idemKey = def.method === 'POST' && !def.multipart ? c.req.header('idempotency-key') : undefined;
-      const result = idemKey
-        ? await services.idempotency.run(
-            { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw), secretInResponse: SECRET_RESPONSES[op] },
-            run,
-          )
-        : { ...(await run()), replayed: false };
+      const respond = async () =>
+        idemKey
+          ? services.idempotency.run(
+              { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw), secretInResponse: SECRET_RESPONSES[op] },
+              run,
+            )
+          : { ...(await run()), replayed: false };
+      const result = GROUPED.has(op) ? await groupCommit(services.deps.db, respond) : await respond();
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
       return c.body(result.body, result.status as 200, { 'Content-Type': 'application/json; charset=utf-8' });
     });

@@ -4,6 +4,8 @@ import { OperationNodeTransformer, SqliteDialect, type Kysely, type KyselyPlugin
 import type { DialectSupport } from '../dialect.js';
 import { sqliteSearch } from './sqliteSearch.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
+import { inAnyOpenTransaction } from '../transaction.js';
+import { ReadRoutingDriver } from './sqliteReader.js';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqliteCheckpointer.js';
 
 const LOCKING = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
@@ -79,7 +81,9 @@ const statementsByAdapter = new WeakMap<object, SqliteDatabase>();
  */
 function statementsOf(db: Kysely<any>): RunStatement | undefined {
   const statements = statementsByAdapter.get(db.getExecutor().adapter);
-  if (!statements) return undefined;
+  // Outside a transaction the connection `runPerRow` was given is not the writer's yet (it is taken
+  // per statement, sqliteReader.ts): such calls go through the driver.
+  if (!statements || !inAnyOpenTransaction()) return undefined;
   return (source) => {
     const stmt = statements.prepare(source) as unknown as Database.Statement;
     if (stmt.reader) return (parameters) => stmt.all(parameters as unknown[]) as unknown[];
@@ -135,6 +139,14 @@ export const sqlite: DialectSupport = {
     const checkpointer = onDisk ? startCheckpointer(file, opts.warn) : undefined;
     const statements = withStatementCache(db, checkpointer);
     const dialect = new SqliteDialect({ database: statements });
+    // Reads outside transactions on a connection of their own, so they never wait for the writer
+    // (sqliteReader.ts). An in-memory database is private to its connection: it has none.
+    const readerDb = onDisk ? new Database(file) : undefined;
+    if (readerDb) {
+      readerDb.pragma('busy_timeout = 5000');
+      readerDb.pragma('query_only = ON');
+    }
+    const reader = readerDb && new SqliteDialect({ database: withStatementCache(readerDb) });
     return {
       dialect: {
         // The adapter is shared by the database and its transactions: the key to find the statements.
@@ -143,7 +155,7 @@ export const sqlite: DialectSupport = {
           statementsByAdapter.set(adapter, statements);
           return adapter;
         },
-        createDriver: () => dialect.createDriver(),
+        createDriver: () => (reader ? new ReadRoutingDriver(dialect.createDriver(), reader.createDriver()) : dialect.createDriver()),
         createQueryCompiler: () => dialect.createQueryCompiler(),
         createIntrospector: (k) => dialect.createIntrospector(k),
       },

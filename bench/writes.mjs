@@ -1,0 +1,97 @@
+// Small writes (issue 30, group commit): POST /tests one test per request with 16 in flight, as a
+// share of POST /tests/batch measured on the same server in the same run (goal ≥ 15%); the latency
+// of a lone write (one in flight, goal p99 ≤ 20 ms on a quiet machine); and reads during the
+// 16-in-flight writes (GET /runs/:id), which must not queue behind the writer.
+// Runnable alone: npm run bench -- --only writes [--db postgres]
+import { loadavg } from 'node:os';
+import { testBody } from './lib/bodies.mjs';
+import { api, percentile, pool } from './lib/http.mjs';
+import { openBenchDatabase } from './lib/database.mjs';
+import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
+import { BATCH, fmt, newRun, sendBatches } from './ingest.mjs';
+import { processCpu } from './lib/measure.mjs';
+
+const IN_FLIGHT = 16;
+const BATCH_IN_FLIGHT = 4;
+
+export async function benchWrites({ quick, log, dbKind }) {
+  const batchCount = quick ? 6 : 20;
+  const singleCount = quick ? 500 : 3_000;
+  const loneCount = quick ? 100 : 400;
+  const dataDir = tempDir('writes');
+  const database = await openBenchDatabase(dbKind, dataDir);
+  const load = () => loadavg()[0].toFixed(2);
+  try {
+    const { projectId, apiKey } = initDataDir(dataDir, database);
+    const server = await startServer(dataDir, { db: database });
+    const call = api(server.url, apiKey);
+    const result = { inFlight: IN_FLIGHT };
+    try {
+      // Warm-up: JIT, statement caches, the first test cases.
+      const warmRun = await newRun(call, projectId);
+      await pool(200, IN_FLIGHT, (i) => call('POST', '/tests', testBody({ runId: warmRun, projectId, i: 900_000 + i })));
+
+      const batchRun = await newRun(call, projectId);
+      const batches = Array.from({ length: batchCount }, (_, b) => Array.from({ length: BATCH }, (_, k) => testBody({ runId: batchRun, projectId, i: b * BATCH + k })));
+      // Server CPU per test too: on a machine shared with other work far steadier than the rates.
+      const cpuPerTest = async (n, work) => {
+        const c0 = processCpu(server.pid);
+        const seconds = await work();
+        return { seconds, cpuMicros: c0 === null ? null : ((processCpu(server.pid) - c0) / n) * 1e6 };
+      };
+      const b = await cpuPerTest(batchCount * BATCH, () => sendBatches([call], batches, BATCH_IN_FLIGHT));
+      result.batch = { tests: batchCount * BATCH, seconds: b.seconds, testsPerSecond: (batchCount * BATCH) / b.seconds, serverCpuMicrosPerTest: b.cpuMicros, loadAverage: load() };
+
+      // The same test cases as the batches (one per request), with reads of the run alongside.
+      const singleRun = await newRun(call, projectId);
+      const readMs = [];
+      let writing = true;
+      const reader = (async () => {
+        while (writing) {
+          const t0 = performance.now();
+          await call('GET', `/runs/${singleRun}`);
+          readMs.push(performance.now() - t0);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      const s = await cpuPerTest(singleCount, async () => {
+        const t0 = performance.now();
+        await pool(singleCount, IN_FLIGHT, (i) => call('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
+        return (performance.now() - t0) / 1000;
+      });
+      const singleSec = s.seconds;
+      writing = false;
+      await reader;
+      readMs.sort((a, b) => a - b);
+      result.single = { tests: singleCount, seconds: singleSec, testsPerSecond: singleCount / singleSec, serverCpuMicrosPerTest: s.cpuMicros, loadAverage: load() };
+      result.shareOfBatch = result.single.testsPerSecond / result.batch.testsPerSecond;
+      result.readsDuringWrites = { reads: readMs.length, p50Ms: percentile(readMs, 50), p99Ms: percentile(readMs, 99) };
+
+      // A lone writer: each request waits for the one before (a script, a small CI job).
+      const loneRun = await newRun(call, projectId);
+      const loneMs = [];
+      for (let i = 0; i < loneCount; i++) {
+        const s = performance.now();
+        await call('POST', '/tests', testBody({ runId: loneRun, projectId, i }));
+        loneMs.push(performance.now() - s);
+      }
+      loneMs.sort((a, b) => a - b);
+      result.lone = { writes: loneCount, p50Ms: percentile(loneMs, 50), p99Ms: percentile(loneMs, 99), loadAverage: load() };
+    } finally {
+      await server.stop();
+    }
+    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    const cpu = (r) => (r.serverCpuMicrosPerTest === null ? '' : `; server CPU ${fmt(r.serverCpuMicrosPerTest)} µs/test`);
+    // What the rates would be with the server alone on a CPU: the share CPU allows, whatever the load.
+    if (result.batch.serverCpuMicrosPerTest && result.single.serverCpuMicrosPerTest) result.cpuShareOfBatch = result.batch.serverCpuMicrosPerTest / result.single.serverCpuMicrosPerTest;
+    log(`writes  POST /tests/batch (${BATCH} per batch, ${BATCH_IN_FLIGHT} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (load ${result.batch.loadAverage}${cpu(result.batch)})`);
+    log(`writes  POST /tests (1 per request, ${IN_FLIGHT} in flight): ${fmt(result.single.testsPerSecond)} tests/s = ${pct(result.shareOfBatch)} of the batch rate (goal ≥ 15%; load ${result.single.loadAverage}${cpu(result.single)})`);
+    if (result.cpuShareOfBatch) log(`writes  by server CPU per test alone, one per request costs ${pct(result.cpuShareOfBatch)} of a batch's rate (the share a CPU-bound server reaches)`);
+    log(`writes  GET /runs/:id during those writes: p50 ${result.readsDuringWrites.p50Ms.toFixed(1)} ms, p99 ${result.readsDuringWrites.p99Ms.toFixed(1)} ms (${result.readsDuringWrites.reads} reads)`);
+    log(`writes  one POST /tests at a time: p50 ${result.lone.p50Ms.toFixed(1)} ms, p99 ${result.lone.p99Ms.toFixed(1)} ms (goal p99 ≤ 20 ms on a quiet machine; load ${result.lone.loadAverage})`);
+    return result;
+  } finally {
+    await database.drop();
+    removeDir(dataDir);
+  }
+}

@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPostgresDatabase, testDbKind, type TestDatabase } from '../testing/database.js';
+import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
+import { groupCommit, setGroupBounds } from './groupCommit.js';
+import { whenCommitted } from './transaction.js';
+
+// On the database TESTREPORT_TEST_DB names: SQLite (a file, as the server has) or PostgreSQL.
+let dir: string;
+let pgDb: TestDatabase | undefined;
+let opened: OpenedDatabase;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'testreport-group-'));
+  pgDb = testDbKind() === 'postgres' ? await createTestPostgresDatabase() : undefined;
+  opened = openDatabase(pgDb?.url ?? join(dir, 'testreport.db'));
+  await migrateToLatest(opened.db);
+  // A child row whose parent is checked only at COMMIT: the way to make a group's commit fail.
+  await sql`create table gc_parent (id varchar(40) primary key)`.execute(opened.db);
+  await sql`create table gc_child (id varchar(40) primary key, parent_id varchar(40) references gc_parent(id) deferrable initially deferred)`.execute(opened.db);
+  // Concurrent calls below land in one group for certain, however slow the machine.
+  setGroupBounds(opened.db, { lingerMs: 30, alwaysLinger: true, maxMs: 60_000 });
+});
+afterAll(async () => {
+  await opened?.close();
+  await pgDb?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const at = '2026-01-01T00:00:00.000Z';
+const addTeam = (id: string) => opened.db.insertInto('teams').values({ id, name: id, created_at: at, updated_at: at }).execute();
+const teamIds = async (prefix: string) => (await opened.db.selectFrom('teams').select('id').where('id', 'like', `${prefix}%`).orderBy('id').execute()).map((r) => r.id);
+/** The transaction a statement runs in: the same id for every member of one group. */
+const txid = async () =>
+  testDbKind() === 'postgres' ? String((await sql<{ id: string }>`select txid_current()::text as id`.execute(opened.db)).rows[0]!.id) : 'sqlite';
+
+describe('groupCommit: concurrent writes share one transaction, each in a savepoint', () => {
+  it('a failing statement in one member rolls back only that member; the others commit (also on PostgreSQL)', async () => {
+    await addTeam('x-taken');
+    const txids: string[] = [];
+    const results = await Promise.allSettled(
+      ['x-1', 'x-2', 'x-taken', 'x-3', 'x-4'].map((id) =>
+        groupCommit(opened.db, async () => {
+          txids.push(await txid());
+          await addTeam(`${id}-first`);
+          // A unique violation: on PostgreSQL it aborts the transaction unless inside a savepoint.
+          await addTeam(id);
+          return id;
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/unique|duplicate/i);
+    // One transaction for all five (PostgreSQL shows it; SQLite has one writer anyway).
+    expect(new Set(txids).size).toBe(1);
+    // The failed member's first insert is gone with its savepoint; every other member is whole.
+    expect(await teamIds('x-')).toEqual(['x-1', 'x-1-first', 'x-2', 'x-2-first', 'x-3', 'x-3-first', 'x-4', 'x-4-first', 'x-taken']);
+  });
+
+  it('answers a member only after the commit, and runs its after-commit work then, not for a failed member', async () => {
+    const events: string[] = [];
+    const member = (id: string, fail: boolean) =>
+      groupCommit(opened.db, async () => {
+        await addTeam(id);
+        // Work that must see the commit (as CI activity after a stored result): from another connection.
+        await whenCommitted(async () => {
+          events.push(`after ${id}: ${(await teamIds('a-')).join(',')}`);
+        });
+        if (fail) throw new Error(`${id} refused`);
+        return id;
+      }).then((v) => events.push(`answered ${v}`));
+    const results = await Promise.allSettled([member('a-1', false), member('a-2', true), member('a-3', false)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    for (const id of ['a-1', 'a-3']) {
+      const after = events.indexOf(`after ${id}: a-1,a-3`);
+      expect(after).toBeGreaterThanOrEqual(0);
+      expect(events.indexOf(`answered ${id}`)).toBeGreaterThan(after);
+    }
+    expect(events).toHaveLength(4);
+    expect(await teamIds('a-')).toEqual(['a-1', 'a-3']);
+  });
+
+  it('a failed commit fails every member of the group and stores nothing of any of them', async () => {
+    const results = await Promise.allSettled([
+      groupCommit(opened.db, () => addTeam('c-1')),
+      groupCommit(opened.db, () => sql`insert into gc_child (id, parent_id) values ('orphan', 'missing')`.execute(opened.db)),
+      groupCommit(opened.db, () => addTeam('c-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/foreign key/i);
+    expect(await teamIds('c-')).toEqual([]);
+    expect((await sql<{ n: number }>`select count(*) as n from gc_child`.execute(opened.db)).rows[0]!.n).toBe(0);
+    // The queue goes on: the next group commits.
+    await groupCommit(opened.db, () => addTeam('c-3'));
+    expect(await teamIds('c-')).toEqual(['c-3']);
+  });
+
+  it('reads outside a transaction are answered while a group holds the writer', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const writing = groupCommit(opened.db, async () => {
+      await addTeam('r-1');
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    // The group is open and waiting: this read would hang behind it on a single SQLite connection.
+    expect(await teamIds('r-')).toEqual([]);
+    release();
+    await writing;
+    expect(await teamIds('r-')).toEqual(['r-1']);
+  });
+});
