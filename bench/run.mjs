@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,bigrun,fleet,shards] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchBigRun } from './bigrun.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
@@ -16,20 +17,23 @@ import { benchUpload } from './upload.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, help: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, 'reporter-tests': { type: 'string' }, help: { type: 'boolean', default: false } } });
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards (default: all)
+  --only a,b          parts: ingest, overhead, upload, reads, pages, bigrun, fleet, shards (default: all)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
+  --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal, ≈ 1 h on 2 cores)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
 `);
   process.exit(0);
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards };
+const reporterTests = values['reporter-tests'] === undefined ? undefined : Number(values['reporter-tests'].replace(/_/g, ''));
+if (reporterTests !== undefined && !(Number.isInteger(reporterTests) && reporterTests >= 100)) throw new Error(`--reporter-tests must be a whole number ≥ 100, not "${values['reporter-tests']}"`);
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, bigrun: benchBigRun, fleet: benchFleet, shards: benchShards };
 // Which databases a part means something on: the reporter's overhead does not depend on the
 // server's database (measured on SQLite only), nor does the evenness of shards; the fleet needs a
 // database servers can share.
@@ -59,7 +63,7 @@ for (const dbKind of dbs) {
       continue;
     }
     try {
-      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind, results: historySize });
+      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind, results: historySize, reporterTests });
     } catch (err) {
       results.parts[dbKind][name] = { error: err.message };
       dbLog(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);
