@@ -33,7 +33,7 @@ export async function startServer(dataDir, { env = {}, nodeArgs = [], db } = {})
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); if (process.env.BENCH_SERVER_STDERR) process.stderr.write(d); });
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s: ${stderr}`)), 60_000);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /testreport listening on (\S+)/.exec(out);

@@ -121,9 +121,11 @@ export function createInsightsRepo(db: Db) {
       const [first, last] = await Promise.all([firstId(runId), lastId(runId)]);
       if (!first || !last) return out;
       for (const ids of chunk(caseIds, 500)) {
-        // Each case's results between the run's first and last one (tests_case_window), in id order: the last one wins.
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status']).where('case_id', 'in', ids).where('id', '>=', first).where('id', '<=', last).where('run_id', '=', runId).orderBy('id').execute();
-        for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
+        // Each case's results between the run's first and last one (tests_case_window), in id order:
+        // the last one wins. The run is checked here, not in SQL, where a run_id condition lets the
+        // planner scan the whole run through tests_run instead.
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_id']).where('case_id', 'in', ids).where('id', '>=', first).where('id', '<=', last).orderBy('id').execute();
+        for (const r of rows) if (r.run_id === runId) out.set(r.case_id, { id: r.id, status: r.status });
       }
       return out;
     },
