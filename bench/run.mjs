@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,fleet,shards,writes] [-- --db sqlite|postgres|both]
+// npm run bench [-- --quick] [-- --only ingest,overhead,upload,reads,pages,bigrun,fleet,shards,writes] [-- --db sqlite|postgres|both]
 //                [-- --results N]  (size of the generated history of reads and pages; default 1,000,000, quick 100,000/200,000)
 //                [-- reads10m upkeep]  (parts named alone, as --only; these two run only when named)
 // Prints one line per figure and writes bench/results.json. Needs a build (npm run build).
@@ -7,6 +7,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchBigRun } from './bigrun.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchIngest, fmt } from './ingest.mjs';
 import { benchOverhead } from './overhead.mjs';
@@ -20,15 +21,16 @@ import { benchWrites } from './writes.mjs';
 import { hasGnuTime } from './lib/measure.mjs';
 import { serverBin } from './lib/server.mjs';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, help: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, db: { type: 'string', default: 'sqlite' }, results: { type: 'string' }, 'reporter-tests': { type: 'string' }, help: { type: 'boolean', default: false } } });
 if (values.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick             reduced sizes: a smoke check, not a source of figures
-  --only a,b          parts: ingest, overhead, upload, reads, pages, fleet, shards, writes (default: all of these),
+  --only a,b          parts: ingest, overhead, upload, reads, pages, bigrun, fleet, shards, writes (default: all of these),
                       reads10m, upkeep (only when named; also as words: npm run bench -- reads10m --db both)
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
                       and of reads10m (default 10000000: issue 27's error groups, compare, search, insights)
+  --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal, ≈ 1 h on 2 cores)
   BENCH_SAMPLES=n     requests per endpoint in reads10m (default 100, quick 30)
   BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
@@ -37,7 +39,9 @@ if (values.help) {
 }
 const historySize = values.results === undefined ? undefined : Number(values.results.replace(/_/g, ''));
 if (historySize !== undefined && !(Number.isInteger(historySize) && historySize >= 10_000)) throw new Error(`--results must be a whole number ≥ 10000, not "${values.results}"`);
-const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, fleet: benchFleet, shards: benchShards, writes: benchWrites, reads10m: benchReads10m, upkeep: benchUpkeep };
+const reporterTests = values['reporter-tests'] === undefined ? undefined : Number(values['reporter-tests'].replace(/_/g, ''));
+if (reporterTests !== undefined && !(Number.isInteger(reporterTests) && reporterTests >= 100)) throw new Error(`--reporter-tests must be a whole number ≥ 100, not "${values['reporter-tests']}"`);
+const parts = { ingest: benchIngest, overhead: benchOverhead, upload: benchUpload, reads: benchReads, pages: benchPages, bigrun: benchBigRun, fleet: benchFleet, shards: benchShards, writes: benchWrites, reads10m: benchReads10m, upkeep: benchUpkeep };
 // Long parts (a 10,000,000-result history; a second build) run only when asked for by name.
 const onlyWhenNamed = ['reads10m', 'upkeep'];
 // Which databases a part means something on: the reporter's overhead does not depend on the
@@ -76,7 +80,7 @@ for (const dbKind of dbs) {
       continue;
     }
     try {
-      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind, results: historySize, pairedPostgres: dbs.length > 1 });
+      results.parts[dbKind][name] = await parts[name]({ quick: values.quick, log: dbLog, dbKind, results: historySize, reporterTests, pairedPostgres: dbs.length > 1 });
     } catch (err) {
       results.parts[dbKind][name] = { error: err.message };
       dbLog(`${name.padEnd(7)} could not run: ${err.message.split('\n')[0]}`);

@@ -71,7 +71,7 @@ function writeReportFile(path, tests) {
 }
 
 /** `reporter upload` of a generated report of `tests` tests into a fresh server: wall time and peak RSS of the CLI. */
-async function uploadOnce(tests, dbKind) {
+export async function uploadOnce(tests, dbKind) {
   const dataDir = tempDir('upload');
   const db = await openBenchDatabase(dbKind, dataDir);
   try {

@@ -35,7 +35,7 @@ export async function startServer(dataDir, { env = {}, nodeArgs = [], db, bin = 
   const url = await new Promise((resolve, reject) => {
     let out = '';
     // A machine shared by many (load averages of 20 on 2 cores were seen) can take longer.
-    const seconds = Number(process.env.BENCH_START_TIMEOUT_S ?? 20);
+    const seconds = Number(process.env.BENCH_START_TIMEOUT_S ?? 60);
     const timer = setTimeout(() => reject(new Error(`server did not start in ${seconds} s: ${stderr}`)), seconds * 1000);
     child.stdout.on('data', (d) => {
       out += d;

@@ -43,7 +43,11 @@ export function createFlakinessService(deps: Deps) {
   async function recompute(projectId: string, caseIds: string[]) {
     if (caseIds.length === 0) return;
     const since = await windowStart(projectId);
-    for (const ids of chunk(caseIds, RECOMPUTE_CHUNK)) {
+    for (const [i, ids] of chunk(caseIds, RECOMPUTE_CHUNK).entries()) {
+      // Between chunks the event loop turns once, so requests and the webhook worker waiting for the
+      // connection get it: after the finish of a 50,000-test run (500 chunks) its run.completed
+      // deliveries waited for the whole recompute, 5–50 s under load (issue 30).
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       // One transaction per chunk: a result stored meanwhile marks its case dirty again after we commit.
       await db.transaction().execute(async (trx) => {
         const txRepo = createFlakinessRepo(trx);

@@ -58,13 +58,15 @@ export interface RunComparison {
   stillFailing: CaseOutcome[];
 }
 
-type Newest = Map<string, { id: string; status: string }>;
 export const FAILING = 'failed';
 export const GOOD = new Set(['passed', 'flaky']);
 
 /**
  * Run-level insights shared by the dashboard and, later, the CLI summary and chat messages: what is
  * new since the last finished run, and failures grouped by error. Authorization: `read` on the run's project.
+ *
+ * Everything here reads a run's failing and flaky results and the base run's failing ones, never
+ * every result of the run: a run of 50,000 tests costs what its failures cost (issue 30).
  */
 export function createRunComparison(deps: Deps) {
   const repo = createInsightsRepo(deps.db);
@@ -76,49 +78,44 @@ export function createRunComparison(deps: Deps) {
     return run;
   }
 
-  const idsWith = (newest: Newest, status: string) => [...newest.values()].filter((r) => r.status === status).map((r) => r.id);
-
-  async function compareNewest(run: { id: string; project_id: string; branch: string | null }, now: Newest, baseBranch?: string | null): Promise<RunComparison> {
+  /** `failures`: the run's newest failing results, when the caller has read them already. */
+  async function compareWith(run: { id: string; project_id: string; branch: string | null }, failures: CaseOutcome[], baseBranch?: string | null): Promise<RunComparison> {
     const base = await repo.previousFinished(run.project_id, baseBranch === undefined ? run.branch : baseBranch, run.id);
-    const before: Newest = base ? await repo.newestPerCase(base.id) : new Map();
-    const pick = (test: (status: string, was: string | undefined) => boolean) =>
-      [...now].filter(([caseId, r]) => test(r.status, before.get(caseId)?.status)).map(([, r]) => r.id);
-    const [newFailures, stillFailing, fixed] = await Promise.all([
-      repo.outcomesOf(pick((s, was) => s === FAILING && was !== FAILING)),
-      repo.outcomesOf(pick((s, was) => s === FAILING && was === FAILING)),
-      repo.outcomesOf(pick((s, was) => GOOD.has(s) && was === FAILING)),
-    ]);
+    // Without a base run every failure is new and nothing is fixed.
+    if (!base) return { baseRun: null, newFailures: failures, stillFailing: [], fixed: [] };
+    const failingBefore = new Set((await repo.newestWithStatus(base.id, [FAILING])).map((f) => f.caseId));
+    // Fixed: failing in the base run, passed or flaky now (absent now is neither).
+    const now = await repo.newestOfCases(run.id, [...failingBefore]);
+    const fixed = await repo.outcomesOf([...now.values()].filter((r) => GOOD.has(r.status)).map((r) => r.id));
     return {
-      baseRun: base ? { id: base.id, branch: base.branch, status: base.status, createdAt: base.created_at } : null,
-      newFailures,
-      stillFailing,
+      baseRun: { id: base.id, branch: base.branch, status: base.status, createdAt: base.created_at },
+      newFailures: failures.filter((f) => !failingBefore.has(f.caseId)),
+      stillFailing: failures.filter((f) => failingBefore.has(f.caseId)),
       fixed,
     };
   }
+
+  const failuresOf = (runId: string) => repo.newestWithStatus(runId, [FAILING]);
+  const flakyOf = (runId: string) => repo.newestWithStatus(runId, ['flaky']);
 
   return {
     /** Compares a run with the previous finished run on `baseBranch` (default: the run's own branch). */
     async compare(principal: Principal, runId: string, opts: { baseBranch?: string | null } = {}): Promise<RunComparison> {
       const run = await readableRun(principal, runId);
-      return compareNewest(run, await repo.newestPerCase(run.id), opts.baseBranch);
+      return compareWith(run, await failuresOf(run.id), opts.baseBranch);
     },
 
-    /** Everything the run page shows about failures, reading the run's results once. */
+    /** Everything the run page shows about failures. */
     async summary(principal: Principal, runId: string): Promise<{ groups: ErrorGroup[]; comparison: RunComparison; flaky: CaseOutcome[] }> {
       const run = await readableRun(principal, runId);
-      const newest = await repo.newestPerCase(run.id);
-      const [failures, flaky, comparison] = await Promise.all([
-        repo.outcomesOf(idsWith(newest, FAILING)),
-        repo.outcomesOf(idsWith(newest, 'flaky')),
-        compareNewest(run, newest),
-      ]);
-      return { groups: groupFailures(failures), comparison, flaky };
+      const [failures, flaky] = await Promise.all([failuresOf(run.id), flakyOf(run.id)]);
+      return { groups: groupFailures(failures), comparison: await compareWith(run, failures), flaky };
     },
 
     /** The run's failures (newest attempt of each test) grouped by normalised error message. */
     async errorGroups(principal: Principal, runId: string): Promise<ErrorGroup[]> {
       const run = await readableRun(principal, runId);
-      return groupFailures(await repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), FAILING)));
+      return groupFailures(await failuresOf(run.id));
     },
 
     /**
@@ -126,12 +123,8 @@ export function createRunComparison(deps: Deps) {
      * authorized (run summaries, chat messages): no principal, so never behind a route by itself.
      */
     async factsOf(run: { id: string; project_id: string; branch: string | null }, baseBranch: string | null) {
-      const newest = await repo.newestPerCase(run.id);
-      const [failures, flaky, comparison] = await Promise.all([
-        repo.outcomesOf(idsWith(newest, FAILING)),
-        repo.outcomesOf(idsWith(newest, 'flaky')),
-        compareNewest(run, newest, baseBranch),
-      ]);
+      const [failures, flaky] = await Promise.all([failuresOf(run.id), flakyOf(run.id)]);
+      const comparison = await compareWith(run, failures, baseBranch);
       return { failures, flaky, comparison, quarantinedCases: await repo.quarantinedOf(failures.map((f) => f.caseId)) };
     },
 
@@ -140,13 +133,13 @@ export function createRunComparison(deps: Deps) {
      * already hold the run (a webhook's chat message): no principal, so never behind a route.
      */
     async failuresOf(runId: string): Promise<CaseOutcome[]> {
-      return repo.outcomesOf(idsWith(await repo.newestPerCase(runId), FAILING));
+      return failuresOf(runId);
     },
 
     /** Tests that were flaky in this run (passed after a retry). */
     async flaky(principal: Principal, runId: string): Promise<CaseOutcome[]> {
       const run = await readableRun(principal, runId);
-      return repo.outcomesOf(idsWith(await repo.newestPerCase(run.id), 'flaky'));
+      return flakyOf(run.id);
     },
   };
 }

@@ -19,6 +19,13 @@ export interface CaseOutcome {
   owners: string[];
 }
 
+const OUTCOME_COLUMNS = ['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint', 'owners'] as const;
+type OutcomeRow = { case_id: string; id: string; title: string; full_title: string; file_path: string | null; status: string; error_message: string | null; error_fingerprint: string | null; owners: string | null };
+const toOutcome = (r: OutcomeRow): CaseOutcome => ({
+  caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint, owners: fromJson<string[]>(r.owners, []),
+});
+const suiteOrder = (out: CaseOutcome[]) => out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
+
 /** Read-only queries behind the dashboard's run insights (comparison, error groups, trend, suite). */
 export function createInsightsRepo(db: Db) {
   /** Whether a CI re-run stored results under more than one attempt of this run. */
@@ -38,6 +45,12 @@ export function createInsightsRepo(db: Db) {
     for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status, duration: (r as { duration?: number }).duration ?? 0 });
     return out;
   }
+
+  /** A run's first and last result id (ids are time-ordered): one step into tests_run each. */
+  const edgeId = (runId: string, dir: 'asc' | 'desc') =>
+    db.selectFrom('tests').select('id').where('run_id', '=', runId).orderBy('id', dir).limit(1).executeTakeFirst().then((r) => r?.id);
+  const firstId = (runId: string) => edgeId(runId, 'asc');
+  const lastId = (runId: string) => edgeId(runId, 'desc');
 
   return {
     /** The newest finished run of the project on `branch` created before `beforeId` (ids are time-ordered). */
@@ -64,12 +77,57 @@ export function createInsightsRepo(db: Db) {
       const out: CaseOutcome[] = [];
       for (const ids of chunk(testIds, 500)) {
         if (ids.length === 0) continue;
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'title', 'full_title', 'file_path', 'status', 'error_message', 'error_fingerprint', 'owners']).where('id', 'in', ids).execute();
-        for (const r of rows) {
-          out.push({ caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint, owners: fromJson<string[]>(r.owners, []) });
-        }
+        out.push(...(await db.selectFrom('tests').select(OUTCOME_COLUMNS).where('id', 'in', ids).execute()).map(toOutcome));
       }
-      return out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
+      return suiteOrder(out);
+    },
+
+    /**
+     * The newest result of each case of a run whose status is one of `statuses`, in suite order:
+     * what the run page, summaries and chat messages list. Its cost follows the matching rows (a
+     * run's failures), not the run's size: a 50,000-test run read every row's case and status in
+     * newestPerCase (issue 30). A CI re-run (effective statuses across attempts) still does.
+     */
+    async newestWithStatus(runId: string, statuses: string[]): Promise<CaseOutcome[]> {
+      if (await rerun(runId)) {
+        const all = await newest(runId, false);
+        return this.outcomesOf([...all.values()].filter((r) => statuses.includes(r.status)).map((r) => r.id));
+      }
+      const last = await lastId(runId);
+      if (!last) return [];
+      const rows = await db
+        .selectFrom('tests')
+        .select(OUTCOME_COLUMNS)
+        .where('run_id', '=', runId)
+        .where('status', 'in', statuses)
+        // Not replaced by a later result of the same case in this run (repeat-each, a resent test):
+        // a range of tests_case_window bounded by the run's last result, so later runs are not read.
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('tests as later').select('later.id').whereRef('later.case_id', '=', 'tests.case_id').whereRef('later.id', '>', 'tests.id').where('later.id', '<=', last).whereRef('later.run_id', '=', 'tests.run_id'))),
+        )
+        .execute();
+      return suiteOrder(rows.map(toOutcome));
+    },
+
+    /** Each given case's newest result in a run (absent: the run has none), without reading the run's other cases. */
+    async newestOfCases(runId: string, caseIds: string[]): Promise<Map<string, { id: string; status: string }>> {
+      const out = new Map<string, { id: string; status: string }>();
+      if (caseIds.length === 0) return out;
+      if (await rerun(runId)) {
+        const all = await newest(runId, false);
+        for (const c of caseIds) if (all.has(c)) out.set(c, all.get(c)!);
+        return out;
+      }
+      const [first, last] = await Promise.all([firstId(runId), lastId(runId)]);
+      if (!first || !last) return out;
+      for (const ids of chunk(caseIds, 500)) {
+        // Each case's results between the run's first and last one (tests_case_window), in id order:
+        // the last one wins. The run is checked here, not in SQL, where a run_id condition lets the
+        // planner scan the whole run through tests_run instead.
+        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_id']).where('case_id', 'in', ids).where('id', '>=', first).where('id', '<=', last).orderBy('id').execute();
+        for (const r of rows) if (r.run_id === runId) out.set(r.case_id, { id: r.id, status: r.status });
+      }
+      return out;
     },
 
     /** Which of these test cases are quarantined now. */

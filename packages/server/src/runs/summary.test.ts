@@ -62,6 +62,23 @@ describe('GET /runs/:id/summary', () => {
     expect(s.fixed.items[0].error).toBeNull();
   });
 
+  it("counts a test's later result when a run stored it twice (repeat-each, a resent test), in the run and in its base", async () => {
+    // Base on `dup`: a failed then passed (counts passed), b passed then failed (counts failed).
+    const before = await createRun(t, { branch: 'dup' });
+    await postTests(t, [result(before.id, 'a', 'failed'), result(before.id, 'b', 'passed')]);
+    await postTests(t, [result(before.id, 'a', 'passed'), result(before.id, 'b', 'failed')]);
+    expect((await t.api('PATCH', `/runs/${before.id}`, { auth: t.apiKey, body: { status: 'failed' } })).status).toBe(200);
+    // Now: a failed; b failed then passed (fixed); c passed then failed (new).
+    const now = await createRun(t, { branch: 'dup' });
+    await postTests(t, [result(now.id, 'a', 'failed'), result(now.id, 'b', 'failed'), result(now.id, 'c', 'passed')]);
+    await postTests(t, [result(now.id, 'b', 'passed'), result(now.id, 'c', 'failed')]);
+    const s = (await t.api('GET', `/runs/${now.id}/summary?base=dup`, { auth: t.apiKey })).body;
+    expect(s.base.run.id).toBe(before.id);
+    expect(titles(s.failed)).toEqual(['cart > a', 'cart > c']);
+    expect(titles(s.newFailures)).toEqual(['cart > a', 'cart > c']);
+    expect(titles(s.fixed)).toEqual(['cart > b']);
+  });
+
   it('takes another base branch, and with no finished run on it reports nothing as new', async () => {
     const res = await t.api('GET', `/runs/${feature.runId}/summary?base=release%2F1.0`, { auth: t.apiKey });
     expect(res.status).toBe(200);

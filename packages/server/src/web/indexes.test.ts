@@ -61,3 +61,18 @@ it.each([
     expect(p.plan, p.sql).not.toMatch(/TEMP B-TREE/);
   }
 });
+
+// A run page of 50,000 tests reads only the run's failing and flaky results (issue 30): the run's
+// rows of one status through tests_run_status, each checked for a later result of its case in the
+// run through tests_case_window bounded by the run's last result, and a base run's cases looked up
+// the same way. None of them may scan the run.
+it.each([
+  ['newest failing results', () => createInsightsRepo(db).newestWithStatus(runId, ['failed']), [/SEARCH tests USING INDEX tests_run_status \(run_id=\? AND status=\?\)/, /SEARCH later USING COVERING INDEX tests_case_window \(case_id=\? AND id>\? AND id<\?\)/]],
+  ['newest result of some cases', () => createInsightsRepo(db).newestOfCases(runId, ['a', 'b']), [/SEARCH tests USING COVERING INDEX tests_case_window \(case_id=\? AND id>\? AND id<\?\)/]],
+] as [string, () => Promise<unknown>, RegExp[]][])('%s: index searches, never a scan of the run', async (_name, run, expected) => {
+  const found = await plans(run);
+  const main = found.filter((p) => !/from "runs" where "id" = \?$/.test(p.sql) && !/limit \?$/.test(p.sql));
+  expect(main.length).toBeGreaterThan(0);
+  for (const p of main) for (const e of expected) expect(p.plan, p.sql).toMatch(e);
+  for (const p of found) expect(p.plan, p.sql).not.toMatch(/SCAN tests/);
+});
