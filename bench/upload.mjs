@@ -9,7 +9,7 @@ import { openBenchDatabase } from './lib/database.mjs';
 import { cliBin, initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 
 /**
- * A report in the shape Playwright's json reporter writes (see /work/shared/fixtures/playwright-json),
+ * A report in the shape Playwright's json reporter writes (see test/fixtures/reports/playwright-json),
  * one file suite (50 tests in one describe) at a time: `write` gets the text in pieces, so a
  * 200,000-test report (117 MB) is never held whole by the bench.
  */

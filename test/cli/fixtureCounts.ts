@@ -27,6 +27,10 @@ export const FIXTURE_COUNTS: Record<string, Counts> = {
   'playwright-json/pw-1.38-nested-suites.json': c(45, 0, 0),
 };
 
-/** CI checks the shared fixtures out beside the repository: <repo>/../shared/fixtures. */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/**
+ * Real reports from public repositories (test/fixtures/reports/README.md: sources, licenses, SHA-256),
+ * kept in the repository: they used to be read from a checkout beside it (<repo>/../shared/fixtures),
+ * so `npm test` in a fresh clone failed the CLI suites.
+ */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/reports/', import.meta.url));
 export const fixturesPresent = existsSync(FIXTURES_DIR);

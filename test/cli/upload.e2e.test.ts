@@ -38,8 +38,8 @@ async function runCount(): Promise<number> {
 }
 
 describe('reporter upload: the shared real-world reports', () => {
-  it('finds the fixtures beside the repository (../shared/fixtures)', () => {
-    expect(fixturesPresent, `expected the shared fixtures at ${FIXTURES_DIR}`).toBe(true);
+  it('finds the real-world reports in the repository (test/fixtures/reports)', () => {
+    expect(fixturesPresent, `expected the real-world reports at ${FIXTURES_DIR}`).toBe(true);
   });
 
   for (const [name, want] of Object.entries(FIXTURE_COUNTS)) {

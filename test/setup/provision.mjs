@@ -66,10 +66,24 @@ async function startLocalPostgres() {
 }
 
 /**
+ * The first install takes minutes (hundreds of packages); one stopped half-way (Ctrl-C, a killed CI job)
+ * leaves the files unpacked but not configured: the checks above would find Chromium and Swift, and
+ * PostgreSQL without its cluster ("no cluster under /etc/postgresql"), and apt-get would refuse to run.
+ * As root, finish it first (`dpkg --audit` prints nothing when there is nothing to finish).
+ */
+function finishInterruptedInstall() {
+  if (!isRoot() || !existsSync('/usr/bin/dpkg')) return;
+  const audit = spawnSync('dpkg', ['--audit'], { encoding: 'utf8' });
+  if (audit.status === 0 && audit.stdout.trim() === '') return;
+  run('dpkg', ['--configure', '-a']);
+}
+
+/**
  * Provides what is missing (as root) or throws the one command that would. Answers what it did.
  * `TESTREPORT_TEST_PG_URL` pointing elsewhere is the operator's: it is checked, never changed.
  */
 export async function provision() {
+  finishInterruptedInstall();
   const ownPg = process.env.TESTREPORT_TEST_PG_URL !== undefined;
   let pgDown = await pgProblem();
   if (ownPg && pgDown) throw new Error(`TESTREPORT_TEST_PG_URL does not answer (${pgDown.message}); start that server or unset the variable`);
