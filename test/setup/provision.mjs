@@ -1,6 +1,7 @@
 // What the suites need from the machine, provided by the test preflight (preflight.mjs) so that
 // `npm install && npm test` is all a fresh Debian/Ubuntu needs:
-// - Chromium (reporter, CLI, pack and dashboard tests run real Playwright in it);
+// - Chromium (reporter, CLI, pack and dashboard tests run real Playwright in it), and Debian's ffmpeg,
+//   which the dashboard e2e test puts where Playwright looks for its own video recorder (not downloadable here);
 // - OpenStack Swift with memcached (the S3 artifact-store tests run against its real S3 API);
 // - a PostgreSQL the API suites can use (`npm run test:postgres`): TESTREPORT_TEST_PG_URL, else
 //   user postgres without a password on 127.0.0.1:5432.
@@ -38,6 +39,7 @@ export async function pgProblem(url = process.env.TESTREPORT_TEST_PG_URL ?? DEFA
 function missingPackages(pgMissing) {
   const out = [];
   if (!findChromium()) out.push('chromium');
+  if (!existsSync('/usr/bin/ffmpeg')) out.push('ffmpeg');
   if (!SWIFT_FILES.every((f) => existsSync(f))) out.push(...SWIFT_PACKAGES);
   if (pgMissing && !existsSync('/usr/bin/pg_ctlcluster')) out.push('postgresql');
   return out;
