@@ -115,11 +115,12 @@ function writeSqlite(dataDir, rows, out, progress) {
   // afterwards (the same indexes, sorted once instead of updated 10,000,000 times at random places).
   const indexes = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('runs', 'tests', 'test_cases')`).all();
   for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
-  // The search index (FTS5, migration 015) likewise: its triggers are dropped and the index is
-  // rebuilt from the stored rows in one pass at the end, as the migration builds it.
-  const triggers = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'tests'`).all();
+  // The search index (FTS5, migration 018: titles per test case, error and output per result that
+  // has any) likewise: its triggers are dropped and the index is built from the stored rows in one
+  // pass at the end, as the migration builds it.
+  const triggers = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('tests', 'test_cases')`).all();
   for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
-  const hasSearch = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'tests_search'`).get();
+  const hasSearch = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'cases_search'`).get();
   // Big transactions: a commit per 20 runs (10,000–200,000 rows).
   const writeRuns = db.transaction((list) => {
     for (const { run, tests } of list) {
@@ -145,7 +146,9 @@ function writeSqlite(dataDir, rows, out, progress) {
   for (const i of indexes) db.exec(i.sql);
   progress?.(written, 'indexes');
   if (hasSearch) {
-    db.exec(`INSERT INTO tests_search(tests_search) VALUES('rebuild')`);
+    db.exec(`INSERT INTO cases_search(cases_search) VALUES('rebuild')`);
+    db.exec(`INSERT INTO tests_search(rowid, error_message, stdout, stderr) SELECT rowid, error_message, stdout, stderr FROM tests
+      WHERE error_message IS NOT NULL OR stdout IS NOT NULL OR stderr IS NOT NULL`);
     progress?.(written, 'search index');
   }
   for (const t of triggers) db.exec(t.sql);

@@ -1,48 +1,103 @@
 import { sql } from 'kysely';
-import type { SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SearchColumn, SearchSupport } from '../search.js';
 
-const COLUMNS = ['full_title', 'error_message', 'stdout', 'stderr'] as const;
+const RESULT_COLUMNS = ['error_message', 'stdout', 'stderr'] as const;
 /** An FTS5 phrase (double quotes, inner quotes doubled) is taken literally; `{a b} :` limits it to those columns. */
-const phrase = (columns: readonly SearchColumn[], text: string) => `{${columns.join(' ')}} : "${text.replace(/"/g, '""')}"`;
-const list = (prefix: string) => sql.raw(COLUMNS.map((c) => `${prefix}${c}`).join(', '));
+const phrase = (columns: readonly string[], text: string) => `{${columns.join(' ')}} : "${text.replace(/"/g, '""')}"`;
+const list = (columns: readonly string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}${c}`).join(', '));
+const anyOf = (columns: readonly string[], prefix: string) => sql.raw(columns.map((c) => `${prefix}${c} is not null`).join(' or '));
 
 /**
- * An external-content FTS5 table (`tests_search`) over the columns of `tests`, tokenized in trigrams
- * so that any substring of three or more characters is found (a `unicode61` index would find
- * "ECONNRESET" but not "CONNRESET" or "/api/ord"). It stores only the index, not a second copy of
- * the text. Triggers keep it in step with every insert, update and delete, so ingestion needs no
- * change and retention's deletes take the rows out of it.
+ * External-content FTS5 tables tokenized in trigrams, so that any substring of three or more
+ * characters is found (a `unicode61` index would find "ECONNRESET" but not "CONNRESET" or
+ * "/api/ord"). They store only the index, not a second copy of the text. Triggers keep them in step
+ * with every insert, update and delete, so ingestion needs no change and retention's deletes take
+ * rows out of them:
+ * - `cases_search` over `test_cases.full_title`: written once per new test case;
+ * - `tests_search` over a result's error message, stdout and stderr, for results that have one of
+ *   them (a passing test without output costs nothing). The triggers' conditions must agree: a
+ *   result is in the index exactly when one of the three is not null, and FTS5's 'delete' is given
+ *   the values it was indexed with.
  *
- * External content is keyed by `tests.rowid`; the server never runs VACUUM, which could renumber
- * the rowids of a table without an INTEGER PRIMARY KEY (`insert into tests_search(tests_search)
- * values('rebuild')` repairs the index if someone does).
+ * External content is keyed by rowid; the server never runs VACUUM, which could renumber the rowids
+ * of a table without an INTEGER PRIMARY KEY (`insert into tests_search(tests_search) values('rebuild')`
+ * would then index every result, including those without text: repair with `drop` + `create`).
  */
-export const sqliteSearch: SearchSupport = {
-  async create(db) {
-    await sql`create virtual table tests_search using fts5(${list('')}, content='tests', tokenize='trigram')`.execute(db);
+async function createCases(db: Kysely<any>) {
+  await sql`create virtual table cases_search using fts5(full_title, content='test_cases', tokenize='trigram')`.execute(db);
+  await sql`insert into cases_search(cases_search) values('rebuild')`.execute(db);
+  await sql`create trigger cases_search_insert after insert on test_cases begin
+    insert into cases_search(rowid, full_title) values (new.rowid, new.full_title); end`.execute(db);
+  await sql`create trigger cases_search_delete after delete on test_cases begin
+    insert into cases_search(cases_search, rowid, full_title) values ('delete', old.rowid, old.full_title); end`.execute(db);
+  await sql`create trigger cases_search_update after update of full_title on test_cases begin
+    insert into cases_search(cases_search, rowid, full_title) values ('delete', old.rowid, old.full_title);
+    insert into cases_search(rowid, full_title) values (new.rowid, new.full_title); end`.execute(db);
+}
+
+async function createResults(db: Kysely<any>) {
+  const c = RESULT_COLUMNS;
+  await sql`create virtual table tests_search using fts5(${list(c)}, content='tests', tokenize='trigram')`.execute(db);
+  await sql`insert into tests_search(rowid, ${list(c)}) select rowid, ${list(c)} from tests where ${anyOf(c, '')}`.execute(db);
+  await sql`create trigger tests_search_insert after insert on tests when ${anyOf(c, 'new.')} begin
+    insert into tests_search(rowid, ${list(c)}) values (new.rowid, ${list(c, 'new.')}); end`.execute(db);
+  await sql`create trigger tests_search_delete after delete on tests when ${anyOf(c, 'old.')} begin
+    insert into tests_search(tests_search, rowid, ${list(c)}) values ('delete', old.rowid, ${list(c, 'old.')}); end`.execute(db);
+  await sql`create trigger tests_search_update after update of ${list(c)} on tests begin
+    insert into tests_search(tests_search, rowid, ${list(c)}) select 'delete', old.rowid, ${list(c, 'old.')} where ${anyOf(c, 'old.')};
+    insert into tests_search(rowid, ${list(c)}) select new.rowid, ${list(c, 'new.')} where ${anyOf(c, 'new.')}; end`.execute(db);
+}
+
+async function dropIndex(db: Kysely<any>, table: string) {
+  for (const t of ['insert', 'delete', 'update']) await sql`drop trigger if exists ${sql.raw(`${table}_${t}`)}`.execute(db);
+  await sql`drop table if exists ${sql.raw(table)}`.execute(db);
+}
+
+/** Migration 015's form: one table over title, error, stdout and stderr of every result. */
+const V1_COLUMNS = ['full_title', 'error_message', 'stdout', 'stderr'] as const;
+const v1 = {
+  async create(db: Kysely<any>) {
+    const c = V1_COLUMNS;
+    await sql`create virtual table tests_search using fts5(${list(c)}, content='tests', tokenize='trigram')`.execute(db);
     await sql`insert into tests_search(tests_search) values('rebuild')`.execute(db);
     await sql`create trigger tests_search_insert after insert on tests begin
-      insert into tests_search(rowid, ${list('')}) values (new.rowid, ${list('new.')}); end`.execute(db);
+      insert into tests_search(rowid, ${list(c)}) values (new.rowid, ${list(c, 'new.')}); end`.execute(db);
     await sql`create trigger tests_search_delete after delete on tests begin
-      insert into tests_search(tests_search, rowid, ${list('')}) values ('delete', old.rowid, ${list('old.')}); end`.execute(db);
-    await sql`create trigger tests_search_update after update of ${list('')} on tests begin
-      insert into tests_search(tests_search, rowid, ${list('')}) values ('delete', old.rowid, ${list('old.')});
-      insert into tests_search(rowid, ${list('')}) values (new.rowid, ${list('new.')}); end`.execute(db);
+      insert into tests_search(tests_search, rowid, ${list(c)}) values ('delete', old.rowid, ${list(c, 'old.')}); end`.execute(db);
+    await sql`create trigger tests_search_update after update of ${list(c)} on tests begin
+      insert into tests_search(tests_search, rowid, ${list(c)}) values ('delete', old.rowid, ${list(c, 'old.')});
+      insert into tests_search(rowid, ${list(c)}) values (new.rowid, ${list(c, 'new.')}); end`.execute(db);
+  },
+  drop: (db: Kysely<any>) => dropIndex(db, 'tests_search'),
+};
+
+export const sqliteSearch: SearchSupport = {
+  async create(db) {
+    await createCases(db);
+    await createResults(db);
   },
   async drop(db) {
-    for (const t of ['insert', 'delete', 'update']) await sql`drop trigger if exists ${sql.raw(`tests_search_${t}`)}`.execute(db);
-    await sql`drop table if exists tests_search`.execute(db);
+    await dropIndex(db, 'tests_search');
+    await dropIndex(db, 'cases_search');
   },
-  contains(columns, text) {
-    return sql<boolean>`tests.rowid in (select rowid from tests_search where tests_search match ${phrase(columns, text)})`;
+  v1,
+  casesMatching(db, projectId, text) {
+    return db
+      .selectFrom('test_cases')
+      .select('test_cases.id')
+      .where('test_cases.project_id', '=', projectId)
+      .where(sql<boolean>`test_cases.rowid in (select rowid from cases_search where cases_search match ${phrase(['full_title'], text)})`);
   },
-  matching(db, columns, text) {
+  // The unary plus keeps SQLite from answering by the case index (every result of those cases, then
+  // a sort): it walks tests_project (project_id, id) backwards instead and stops at the page.
+  ofManyCases: (caseIds) => sql<boolean>`+tests.case_id in (${caseIds})`,
+  resultsMatching(db, columns: readonly SearchColumn[], text) {
     // The FTS5 table drives, in descending rowid order, which it yields without collecting every
     // match first: `rowid in (select … match …)` built the whole list of a common text's matches
-    // (a tenth of 10,000,000 results) before the first row of a page. Rowids follow insertion
-    // order, which is id order on a SQLite file (one server assigns time-ordered ids as it stores).
+    // before the first row of a page. Rowids follow insertion order, which is id order on a SQLite
+    // file (one server assigns time-ordered ids as it stores).
     const rows = db
       .selectFrom(sql`tests_search`.as('s'))
       .innerJoin('tests', (join) => join.on(sql`tests.rowid`, '=', sql`s.rowid`))
