@@ -22,6 +22,12 @@ export interface SearchSupport {
   /** Builds the index over what is stored and keeps it current from then on (migration 018). */
   create(db: Kysely<any>): Promise<void>;
   drop(db: Kysely<any>): Promise<void>;
+  /**
+   * Adds what was just inserted to the index, in the inserting transaction: test cases by id (new
+   * ones only) and results by id (those without error message and output may be included; they
+   * are skipped). Every insert into `test_cases` and `tests` must come through here.
+   */
+  indexInserted(db: Kysely<any>, inserted: { cases: string[]; results: string[] }): Promise<void>;
   /** Migration 015's index (every column of every result), kept so that migration replays as it did. */
   readonly v1: { create(db: Kysely<any>): Promise<void>; drop(db: Kysely<any>): Promise<void> };
   /** The ids of the project's test cases whose full title contains `text`. */
@@ -42,6 +48,7 @@ export interface SearchSupport {
 }
 
 /** Repositories ask through these; which index answers is the dialect's business. */
+export const searchIndexInserted = (db: Kysely<Database>, inserted: { cases: string[]; results: string[] }) => dialectOf(db).search.indexInserted(db, inserted);
 export const searchCases = (db: Kysely<Database>, projectId: string, text: string) => dialectOf(db).search.casesMatching(db, projectId, text);
 export const searchOfManyCases = (db: Kysely<Database>, caseIds: SelectQueryBuilder<Database, 'test_cases', { id: string }>) => dialectOf(db).search.ofManyCases(caseIds);
 export const searchResults = (db: Kysely<Database>, columns: readonly SearchColumn[], text: string) => dialectOf(db).search.resultsMatching(db, columns, text);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialectOf } from '../db/database.js';
 import * as m017 from '../db/migrations/017_insights.js';
+import * as m021 from '../db/migrations/021_insights_lean.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
 
@@ -147,11 +148,16 @@ describe('GET /insights', () => {
     expect((await one('@acme/perf')).status).toBe(404);
   });
 
-  it('rebuilds the same aggregates from stored results (migration 017 on an existing database)', async () => {
+  it('rebuilds the same aggregates from stored results (migration 017 on an existing database), and keeps them through 021', async () => {
     const before = (await insights('&days=90')).body;
     const db = t.server.services.deps.db;
+    const types = dialectOf(db).columnTypes;
+    await m021.down(db, types);
+    expect((await insights('&days=90')).body).toEqual(before);
     await m017.down(db);
-    await m017.up(db, dialectOf(db).columnTypes);
+    await m017.up(db, types);
+    expect((await insights('&days=90')).body).toEqual(before);
+    await m021.up(db, types);
     expect((await insights('&days=90')).body).toEqual(before);
   });
 

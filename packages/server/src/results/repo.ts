@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
 import { rowsPerStatement } from '../db/batch.js';
 import { insertMany, writeMany } from '../db/bulk.js';
+import { searchIndexInserted } from '../db/search.js';
 import { containsIgnoringCase } from '../db/text.js';
 import { ownedBy } from '../owners/filter.js';
 
@@ -62,11 +63,16 @@ export function createTestRepo(db: Db) {
           }))
           .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT);
       for (const r of returned) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
+      // A case whose id is the one proposed here was inserted, not found: its title goes into the
+      // search index (the index's upkeep is per new case, not per result: db/search.ts).
+      const proposed = new Set(rows.map((r) => r.id));
+      await searchIndexInserted(db, { cases: returned.filter((r) => proposed.has(r.id)).map((r) => r.id), results: [] });
       return ids;
     },
 
     async insertTests(rows: TestRow[]) {
       await insertMany(db, 'tests', rows);
+      await searchIndexInserted(db, { cases: [], results: rows.filter((r) => r.error_message != null || r.stdout != null || r.stderr != null).map((r) => r.id) });
     },
 
     async find(id: string): Promise<TestRow | undefined> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { chunk, IN_LIST_CHUNK } from '../batch.js';
 import type { Database } from '../schema.js';
 import type { SearchColumn, SearchSupport } from '../search.js';
 
@@ -13,13 +14,15 @@ const anyOf = (columns: readonly string[], prefix: string) => sql.raw(columns.ma
  * External-content FTS5 tables tokenized in trigrams, so that any substring of three or more
  * characters is found (a `unicode61` index would find "ECONNRESET" but not "CONNRESET" or
  * "/api/ord"). They store only the index, not a second copy of the text. Triggers keep them in step
- * with every insert, update and delete, so ingestion needs no change and retention's deletes take
- * rows out of them:
+ * with updates and deletes (retention's deletes take rows out in their transaction); inserts are
+ * indexed by `indexInserted`, called by the repository that stores them, in the same transaction:
+ * an AFTER INSERT trigger, even one whose WHEN is false, cost ≈ 15–20 µs of CPU per inserted row
+ * (docs/benchmarks.md, issue 27) — a third of a result's whole insert.
  * - `cases_search` over `test_cases.full_title`: written once per new test case;
  * - `tests_search` over a result's error message, stdout and stderr, for results that have one of
- *   them (a passing test without output costs nothing). The triggers' conditions must agree: a
- *   result is in the index exactly when one of the three is not null, and FTS5's 'delete' is given
- *   the values it was indexed with.
+ *   them (a passing test without output costs nothing). A result is in the index exactly when one
+ *   of the three is not null, and FTS5's 'delete' is given the values it was indexed with: the
+ *   triggers' conditions and `indexInserted` must agree.
  *
  * External content is keyed by rowid; the server never runs VACUUM, which could renumber the rowids
  * of a table without an INTEGER PRIMARY KEY (`insert into tests_search(tests_search) values('rebuild')`
@@ -28,8 +31,6 @@ const anyOf = (columns: readonly string[], prefix: string) => sql.raw(columns.ma
 async function createCases(db: Kysely<any>) {
   await sql`create virtual table cases_search using fts5(full_title, content='test_cases', tokenize='trigram')`.execute(db);
   await sql`insert into cases_search(cases_search) values('rebuild')`.execute(db);
-  await sql`create trigger cases_search_insert after insert on test_cases begin
-    insert into cases_search(rowid, full_title) values (new.rowid, new.full_title); end`.execute(db);
   await sql`create trigger cases_search_delete after delete on test_cases begin
     insert into cases_search(cases_search, rowid, full_title) values ('delete', old.rowid, old.full_title); end`.execute(db);
   await sql`create trigger cases_search_update after update of full_title on test_cases begin
@@ -41,8 +42,6 @@ async function createResults(db: Kysely<any>) {
   const c = RESULT_COLUMNS;
   await sql`create virtual table tests_search using fts5(${list(c)}, content='tests', tokenize='trigram')`.execute(db);
   await sql`insert into tests_search(rowid, ${list(c)}) select rowid, ${list(c)} from tests where ${anyOf(c, '')}`.execute(db);
-  await sql`create trigger tests_search_insert after insert on tests when ${anyOf(c, 'new.')} begin
-    insert into tests_search(rowid, ${list(c)}) values (new.rowid, ${list(c, 'new.')}); end`.execute(db);
   await sql`create trigger tests_search_delete after delete on tests when ${anyOf(c, 'old.')} begin
     insert into tests_search(tests_search, rowid, ${list(c)}) values ('delete', old.rowid, ${list(c, 'old.')}); end`.execute(db);
   await sql`create trigger tests_search_update after update of ${list(c)} on tests begin
@@ -74,6 +73,14 @@ const v1 = {
 };
 
 export const sqliteSearch: SearchSupport = {
+  async indexInserted(db, { cases, results }) {
+    for (const ids of chunk(cases, IN_LIST_CHUNK)) {
+      await sql`insert into cases_search(rowid, full_title) select rowid, full_title from test_cases where id in (${sql.join(ids)})`.execute(db);
+    }
+    for (const ids of chunk(results, IN_LIST_CHUNK)) {
+      await sql`insert into tests_search(rowid, ${list(RESULT_COLUMNS)}) select rowid, ${list(RESULT_COLUMNS)} from tests where id in (${sql.join(ids)}) and (${anyOf(RESULT_COLUMNS, '')})`.execute(db);
+    }
+  },
   async create(db) {
     await createCases(db);
     await createResults(db);
