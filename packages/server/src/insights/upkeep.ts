@@ -44,8 +44,12 @@ class Deltas {
   readonly days = new Map<string, DayDelta>();
   readonly durations = new Map<string, DurationDelta>();
 
-  /** Counts `rows` (the results that count, with their effective status) `sign` times. */
-  add(run: RunOf, rows: { id: string; case_id: string; effectiveStatus: string; duration: number }[], sign: 1 | -1) {
+  /**
+   * Counts `rows` (the results that count, with their effective status) `sign` times. A fresh run's
+   * results count with their own status (`effectiveStatus` absent): no copy of each row is made, as
+   * a batch's rows carry every column of the result.
+   */
+  add(run: RunOf, rows: readonly { id: string; case_id: string; status: string; effectiveStatus?: string; duration: number }[], sign: 1 | -1) {
     const day = run.created_at.slice(0, 10);
     const branch = run.branch ?? '';
     for (const r of rows) {
@@ -53,7 +57,7 @@ class Deltas {
       let d = this.days.get(k);
       if (!d) this.days.set(k, (d = { project_id: run.project_id, day, branch, case_id: r.case_id, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '' }));
       d.results += sign;
-      const s = r.effectiveStatus;
+      const s = r.effectiveStatus ?? r.status;
       if (s === 'passed' || s === 'failed' || s === 'flaky' || s === 'skipped') d[s] += sign;
       // Only an added result can be the newest; '' never wins the comparison in the upsert.
       if (sign > 0 && r.id > d.latest_test_id) d.latest_test_id = r.id;
@@ -151,7 +155,7 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
   for (const [runId, rows] of groupByRun(stored)) {
     const run = runs.get(runId)!;
     if (run.current_attempt <= 1) {
-      deltas.add(run, rows.map((r) => ({ ...r, effectiveStatus: r.status })), 1);
+      deltas.add(run, rows, 1);
       continue;
     }
     const fresh = new Set(rows.map((r) => r.id));
