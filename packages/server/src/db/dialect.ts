@@ -50,11 +50,12 @@ export interface DialectSupport {
    * since each statement is a round trip to the server.
    */
   writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<unknown[]>;
-  /**
-   * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
-   * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
-   */
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
+  /**
+   * Opens the database. `plugins` carry the dialect's query rewrites (none at present: SQLite's
+   * query compiler drops `FOR UPDATE`, as it locks the whole database for a writing transaction
+   * where PostgreSQL locks rows).
+   */
   open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
 }
