@@ -48,8 +48,9 @@ export interface DialectSupport {
    * per row (`perRow.ts`: binding is cheaper there than compiling and preparing a statement of
    * thousands of parameters per call); PostgreSQL sends statements of `rowsPerStatement` rows,
    * since each statement is a round trip to the server.
+   * `shape` names the statement for a dialect that can keep it compiled (`perRow.ts`).
    */
-  writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<unknown[]>;
+  writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<unknown[]>;
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
   /**

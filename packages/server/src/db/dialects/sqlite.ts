@@ -120,9 +120,9 @@ export const sqlite: DialectSupport = {
   // caller's transaction. Cheaper than multi-row VALUES, whose 4,600-parameter statements Kysely
   // compiled and SQLite prepared anew on every batch (docs/benchmarks.md).
   async insertMany(db, table, rows) {
-    await runPerRow(db, rows, (part) => db.insertInto(table).values(part), statementsOf(db));
+    await runPerRow(db, rows, (part) => db.insertInto(table).values(part), statementsOf(db), `insert into ${table}`);
   },
-  writeMany: (db, rows, build) => runPerRow(db, rows, build, statementsOf(db)),
+  writeMany: (db, rows, build, _rowsPerStatement, shape) => runPerRow(db, rows, build, statementsOf(db), shape),
   open(url, opts = {}) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);
