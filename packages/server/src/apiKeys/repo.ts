@@ -1,13 +1,17 @@
 import type { Db } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
+
+/** Every API request's lookup: compiled once (db/prepared.ts). */
+const byHash = prepared((db, v: Record<'keyHash', string>) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', v.keyHash));
 
 export function createApiKeyRepo(db: Db) {
   return {
     async insert(row: ApiKeysTable) {
       await db.insertInto('api_keys').values(row).execute();
     },
-    findByHash(keyHash: string) {
-      return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    async findByHash(keyHash: string) {
+      return (await byHash(db, { keyHash })).rows[0];
     },
     findById(id: string) {
       return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();

@@ -15,7 +15,9 @@ export function insertMany<T extends keyof Schema & string>(db: Db, table: T, ro
  * Runs the multi-row write `build` makes (e.g. an upsert with RETURNING) over many rows, in the
  * way the dialect does best (see `DialectSupport.writeMany`); returns the RETURNed rows. `build`
  * gets the rows as they are (the same keys in every row) and must not look at their values.
+ * `shape`, a name unique to the call site, lets SQLite keep the statement compiled between calls;
+ * give it only when `build` captures nothing that varies between calls.
  */
-export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<R[]> {
-  return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement)) as R[];
+export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<R[]> {
+  return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement, shape)) as R[];
 }

@@ -48,13 +48,15 @@ export interface DialectSupport {
    * per row (`perRow.ts`: binding is cheaper there than compiling and preparing a statement of
    * thousands of parameters per call); PostgreSQL sends statements of `rowsPerStatement` rows,
    * since each statement is a round trip to the server.
+   * `shape` names the statement for a dialect that can keep it compiled (`perRow.ts`).
    */
-  writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number): Promise<unknown[]>;
-  /**
-   * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
-   * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
-   */
+  writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<unknown[]>;
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
+  /**
+   * Opens the database. `plugins` carry the dialect's query rewrites (none at present: SQLite's
+   * query compiler drops `FOR UPDATE`, as it locks the whole database for a writing transaction
+   * where PostgreSQL locks rows).
+   */
   open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
 }

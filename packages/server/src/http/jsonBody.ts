@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { hasLoneSurrogate, toWellFormed } from '@testreport/contract';
 import { ValidationError } from '../lib/errors.js';
+import { readIncomingText, unreadIncoming } from './nodeBody.js';
 
 /** A `\uD800`–`\uDFFF` escape: the only way JSON text can carry a lone surrogate besides raw UTF-16. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
@@ -27,7 +28,8 @@ function repairStrings(root: unknown): unknown {
 
 /** Reads a JSON body (empty = `{}`); `raw` is kept for the Idempotency-Key body hash. */
 export async function readJson(c: Context): Promise<{ raw: string; value: unknown }> {
-  const raw = await c.req.text();
+  const incoming = unreadIncoming(c);
+  const raw = incoming ? await readIncomingText(incoming) : await c.req.text();
   if (raw.trim() === '') return { raw, value: {} };
   let value: unknown;
   try {

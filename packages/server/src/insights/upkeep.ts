@@ -85,7 +85,7 @@ class Deltas {
           flaky: eb('insight_case_days.flaky', '+', eb.ref('excluded.flaky')),
           skipped: eb('insight_case_days.skipped', '+', eb.ref('excluded.skipped')),
           latest_test_id: eb.case().when('excluded.latest_test_id', '>', eb.ref('insight_case_days.latest_test_id')).then(eb.ref('excluded.latest_test_id')).else(eb.ref('insight_case_days.latest_test_id')).end(),
-        }))), DAY_ROWS);
+        }))), DAY_ROWS, 'insight_case_days upsert');
     await writeMany(db, durations as unknown as Record<string, unknown>[], (part) =>
       db
         .insertInto('insight_case_durations')
@@ -93,7 +93,7 @@ class Deltas {
         .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id', 'bucket']).doUpdateSet((eb) => ({
           n: eb('insight_case_durations.n', '+', eb.ref('excluded.n')),
           total_ms: eb('insight_case_durations.total_ms', '+', eb.ref('excluded.total_ms')),
-        }))), DURATION_ROWS);
+        }))), DURATION_ROWS, 'insight_case_durations upsert');
     // A subtraction can empty a row: it goes, so reads never see zero rows pile up.
     const emptied = [...new Set([...this.days.values()].filter((d) => d.results < 0 || d.latest_test_id === '').map((d) => `${d.project_id}\u0000${d.day}`))];
     for (const pd of emptied) {

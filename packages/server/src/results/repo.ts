@@ -61,7 +61,7 @@ export function createTestRepo(db: Db) {
             updated_at: eb.ref('excluded.updated_at'),
             };
           }))
-          .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT);
+          .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT, 'test_cases upsert');
       for (const r of returned) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
       // A case whose id is the one proposed here was inserted, not found: its title goes into the
       // search index (the index's upkeep is per new case, not per result: db/search.ts).

@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { fingerprintOf } from '../errorGroups/fingerprint.js';
 import { joinTransaction, whenCommitted } from '../db/transaction.js';
+import { prepared } from '../db/prepared.js';
 import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTestCreated, toTestDetail, toTestListItem } from './present.js';
@@ -24,6 +25,10 @@ import { ownersResolver, type OwnersOf } from '../owners/codeowners.js';
 import { ownersColumn } from '../owners/filter.js';
 import { countStoredResults } from '../insights/upkeep.js';
 
+/** What storing a result needs of its run. */
+const RUN_COLUMNS = ['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'] as const;
+const oneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', v.id));
+
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
@@ -38,11 +43,11 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
     const runIds = [...new Set(tests.map((t) => t.runId))];
     const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null; created_at: string; ownersOf: OwnersOf }>();
     for (let i = 0; i < runIds.length; i += 500) {
-      const rows = await db
-        .selectFrom('runs')
-        .select(['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'])
-        .where('id', 'in', runIds.slice(i, i + 500))
-        .execute();
+      // Nearly every request names one run: that lookup is compiled once (db/prepared.ts).
+      const rows =
+        runIds.length === 1
+          ? (await oneRun(db, { id: runIds[0]! })).rows
+          : await db.selectFrom('runs').select(RUN_COLUMNS).where('id', 'in', runIds.slice(i, i + 500)).execute();
       for (const r of rows) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
     }
     tests.forEach((t, i) => {

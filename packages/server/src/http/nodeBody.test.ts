@@ -1,0 +1,81 @@
+/**
+ * JSON bodies under the real server are read from Node's request stream (nodeBody.ts), and a
+ * declared Content-Length is judged from the header (bodyLimits.ts). What a client sees must be
+ * what it saw when the body went through a WHATWG Request: the same text (UTF-8, a leading BOM
+ * dropped, characters split across packets intact), chunked bodies too, and 413 above the limit.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing/harness.js';
+import { MAX_JSON_BODY } from './edge.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A POST whose body goes out in these pieces, a pause between them; chunked unless a length is given. */
+function post(path: string, pieces: Buffer[], opts: { contentLength?: number } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'x-api-key': t.apiKey, 'idempotency-key': `body-${Math.random()}` };
+    if (opts.contentLength !== undefined) headers['content-length'] = opts.contentLength;
+    const req = httpRequest(`${t.url}${path}`, { method: 'POST', headers }, (res: IncomingMessage) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    void (async () => {
+      for (const [i, piece] of pieces.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 30));
+        req.write(piece);
+      }
+      if (opts.contentLength === undefined || opts.contentLength === pieces.reduce((n, p) => n + p.length, 0)) req.end();
+    })();
+  });
+}
+
+/** A run body with a leading BOM, cut in the middle of a multi-byte character. */
+function runBodyInPieces(title: string): Buffer[] {
+  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ projectId: t.projectId, status: 'running', runTitle: title }))]);
+  const cut = bytes.indexOf(Buffer.from('€')) + 1;
+  return [bytes.subarray(0, cut), bytes.subarray(cut)];
+}
+
+describe('JSON request bodies under the real server', () => {
+  it('reads a body with a declared length in pieces: UTF-8 intact, leading BOM dropped', async () => {
+    const pieces = runBodyInPieces('price 5 € — 日本語');
+    const res = await post('/api/v1/runs', pieces, { contentLength: pieces[0].length + pieces[1].length });
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body).runTitle).toBe('price 5 € — 日本語');
+  });
+
+  it('reads a chunked body the same way', async () => {
+    const res = await post('/api/v1/runs', runBodyInPieces('chunked € body'));
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body).runTitle).toBe('chunked € body');
+  });
+
+  it('answers 413 to a declared length above the limit without waiting for the body', async () => {
+    const res = await post('/api/v1/runs', [Buffer.from('{"projectId":')], { contentLength: MAX_JSON_BODY + 1 });
+    expect(res.status).toBe(413);
+  });
+
+  it('keeps serving after a client went away in the middle of a body', async () => {
+    await new Promise<void>((resolve) => {
+      const req = httpRequest(`${t.url}/api/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.apiKey, 'content-length': 1000 } });
+      req.on('error', () => resolve());
+      req.write('{"projectId":"');
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+    const res = await post('/api/v1/runs', [Buffer.from(JSON.stringify({ projectId: t.projectId, status: 'running' }))]);
+    expect(res.status).toBe(201);
+  });
+});
