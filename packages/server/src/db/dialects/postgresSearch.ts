@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { chunk, IN_LIST_CHUNK } from '../batch.js';
+import { chunk, IN_LIST_CHUNK } from '../chunk.js';
 import type { SearchSupport } from '../search.js';
 import { containsIgnoringCase } from '../text.js';
 

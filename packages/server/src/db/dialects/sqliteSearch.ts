@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { chunk, IN_LIST_CHUNK } from '../batch.js';
+import { chunk, IN_LIST_CHUNK } from '../chunk.js';
 import type { Database } from '../schema.js';
 import type { SearchColumn, SearchSupport } from '../search.js';
 
