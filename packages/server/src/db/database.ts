@@ -15,6 +15,7 @@ import * as m014 from './migrations/014_failure_intelligence.js';
 import * as m015 from './migrations/015_search.js';
 import * as m016 from './migrations/016_baselines.js';
 import * as m017 from './migrations/017_insights.js';
+import * as m019 from './migrations/019_error_group_aggregates.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -51,6 +52,7 @@ const migrations: Record<string, DialectMigration> = {
   '015_search': m015,
   '016_baselines': m016,
   '017_insights': m017,
+  '019_error_group_aggregates': m019,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(

@@ -23,6 +23,7 @@ function errorFile(t: { attempts?: { errors?: { location?: { file: string } }[] 
 import { ownersResolver, type OwnersOf } from '../owners/codeowners.js';
 import { ownersColumn } from '../owners/filter.js';
 import { countStoredResults } from '../insights/upkeep.js';
+import { countStoredFailures } from '../errorGroups/upkeep.js';
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
@@ -111,6 +112,8 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
       await repo.insertTests(rows);
       // In the same transaction: the insights aggregates never count a result that was not stored.
       await countStoredResults(db, rows, runs);
+      // Likewise the error-group aggregates; a batch without failures only filters its rows.
+      await countStoredFailures(db, rows);
       return rows.map(toTestCreated);
     });
     // After the commit, also of the Idempotency-Key's transaction the batch joined: a timestamp, not

@@ -1,0 +1,21 @@
+/**
+ * The error-group aggregates built from every stored failure (errorGroups/upkeep.ts describes the
+ * tables): one set-based `INSERT … SELECT … GROUP BY` per table over the partial index of the
+ * results with a fingerprint, the same SQL on SQLite and PostgreSQL (timestamps are ISO text, so a
+ * result's UTC day is its first 10 characters). Plain strings without imports, so that the
+ * migration (019) and the benchmark that writes history straight into the tables
+ * (bench/lib/errorAggregates.mjs) run this very text.
+ */
+export const ERROR_RUNS_BACKFILL = `
+insert into error_group_runs (project_id, fingerprint, run_id, day, branch, occurrences, first_id, last_id)
+select project_id, error_fingerprint, run_id, substr(created_at, 1, 10), coalesce(branch, ''), count(*), min(id), max(id)
+from tests
+where error_fingerprint is not null
+group by project_id, error_fingerprint, run_id, substr(created_at, 1, 10), coalesce(branch, '')`;
+
+export const ERROR_CASES_BACKFILL = `
+insert into error_group_cases (project_id, fingerprint, case_id, day, branch, occurrences, last_id)
+select project_id, error_fingerprint, case_id, substr(created_at, 1, 10), coalesce(branch, ''), count(*), max(id)
+from tests
+where error_fingerprint is not null
+group by project_id, error_fingerprint, case_id, substr(created_at, 1, 10), coalesce(branch, '')`;
