@@ -52,7 +52,9 @@ export const aggregatesAnswer = (f: OccurrenceFilters) => !f.q && !f.owner && da
  * (tables error_group_runs and error_group_cases); filters they cannot answer exactly scan the
  * failures (partial index tests_project_fingerprint, migration 014) and give the same answer.
  */
-export function createErrorGroupRepo(db: Db) {
+export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
+  /** `via: 'scan'` answers everything from the occurrences: the known truth the aggregates' tests compare with. */
+  const aggregated = (f: OccurrenceFilters) => via === 'auto' && aggregatesAnswer(f);
   const occurrences = (f: OccurrenceFilters) => {
     let q = db.selectFrom('tests').where('project_id', '=', f.projectId).where('error_fingerprint', 'is not', null);
     if (f.since) q = q.where('created_at', '>=', f.since);
@@ -115,7 +117,7 @@ export function createErrorGroupRepo(db: Db) {
 
   return {
     async list(f: OccurrenceFilters, limit: number, offset: number): Promise<{ groups: GroupRow[]; total: number }> {
-      if (!aggregatesAnswer(f)) {
+      if (!aggregated(f)) {
         const [rows, total] = await Promise.all([
           scanned(f).orderBy(sql`max(id)`, 'desc').limit(limit).offset(offset).execute(),
           occurrences(f).select((eb) => eb.fn.count<number>('error_fingerprint').distinct().as('n')).executeTakeFirstOrThrow(),
@@ -130,7 +132,7 @@ export function createErrorGroupRepo(db: Db) {
     },
 
     async one(f: OccurrenceFilters, fingerprint: string): Promise<GroupRow | undefined> {
-      if (!aggregatesAnswer(f)) {
+      if (!aggregated(f)) {
         const row = await scanned(f).where('error_fingerprint', '=', fingerprint).executeTakeFirst();
         return row ? toGroup(row) : undefined;
       }
@@ -143,8 +145,10 @@ export function createErrorGroupRepo(db: Db) {
       const out = new Map<string, { firstId: string; runs: number }>();
       for (const fps of chunk(fingerprints, 500)) {
         if (fps.length === 0) continue;
-        const rows = await summed({ projectId }).where('fingerprint', 'in', fps).execute();
-        for (const r of rows) out.set(r.fingerprint, { firstId: r.first_id, runs: Number(r.runs) });
+        const rows = aggregated({ projectId })
+          ? (await summed({ projectId }).where('fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.fingerprint, first: r.first_id, runs: r.runs }))
+          : (await scanned({ projectId }).where('error_fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.error_fingerprint!, first: r.first_id, runs: r.runs }));
+        for (const r of rows) out.set(r.fp, { firstId: r.first, runs: Number(r.runs) });
       }
       return out;
     },
@@ -162,7 +166,7 @@ export function createErrorGroupRepo(db: Db) {
     /** Occurrences per UTC day (ISO timestamps: the day is the first 10 characters). */
     async daily(f: OccurrenceFilters, fingerprints: string[]): Promise<{ fingerprint: string; date: string; occurrences: number }[]> {
       if (fingerprints.length === 0) return [];
-      if (aggregatesAnswer(f)) {
+      if (aggregated(f)) {
         const rows = await runRows(f)
           .where('fingerprint', 'in', fingerprints)
           .select((eb) => ['fingerprint', 'day', eb.fn.sum<number>('occurrences').as('n')])
@@ -185,7 +189,7 @@ export function createErrorGroupRepo(db: Db) {
 
     /** The test cases a group hit, most occurrences first, with each case's newest result. */
     async testCases(f: OccurrenceFilters, fingerprint: string, limit: number) {
-      const rows = aggregatesAnswer(f)
+      const rows = aggregated(f)
         ? await caseRows(f)
           .where('fingerprint', '=', fingerprint)
           .select((eb) => ['case_id', eb.fn.sum<number>('occurrences').as('n'), eb.fn.max<string>('last_id').as('last_id')])
