@@ -1,0 +1,48 @@
+// The error-group aggregates of a generated history (issue 27; packages/server/src/errorGroups/upkeep.ts).
+// Ingestion keeps them as failures arrive; a history written straight into the tables gets them the
+// way migration 019 builds them: the server's own backfill statements
+// (packages/server/src/errorGroups/backfill.ts, loaded from source through tsx as errors.mjs loads
+// the fingerprint), run here on the bench's connection, so the bench measures the rows ingestion
+// would have left. The server's migrations created the (empty) tables when the data dir was initialised.
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+async function loadBackfill() {
+  const { tsImport } = await import('tsx/esm/api');
+  const source = fileURLToPath(new URL('../../packages/server/src/errorGroups/backfill.ts', import.meta.url));
+  const { ERROR_RUNS_BACKFILL, ERROR_CASES_BACKFILL } = await tsImport(source, import.meta.url);
+  return [ERROR_RUNS_BACKFILL, ERROR_CASES_BACKFILL];
+}
+
+/** Fills error_group_runs and error_group_cases from the stored failures; returns { seconds, rows }. */
+export async function fillErrorAggregates(dataDir, db, log) {
+  const statements = await loadBackfill();
+  const t0 = performance.now();
+  let rows;
+  if (db?.databaseUrl) {
+    const client = new pg.Client({ connectionString: db.databaseUrl });
+    await client.connect();
+    try {
+      for (const s of statements) await client.query(s);
+      await client.query('ANALYZE error_group_runs, error_group_cases');
+      const { rows: n } = await client.query('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases');
+      rows = { runs: Number(n[0].runs), cases: Number(n[0].cases) };
+    } finally {
+      await client.end();
+    }
+  } else {
+    const sqlite = new Database(join(dataDir, 'testreport.db'));
+    try {
+      sqlite.transaction(() => { for (const s of statements) sqlite.exec(s); })();
+      sqlite.exec('ANALYZE error_group_runs; ANALYZE error_group_cases;');
+      rows = sqlite.prepare('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases').get();
+    } finally {
+      sqlite.close();
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  log?.(`dataset: error-group aggregates built in ${seconds.toFixed(1)} s (${rows.runs} run rows, ${rows.cases} case rows)`);
+  return { seconds, rows };
+}
