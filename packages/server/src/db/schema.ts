@@ -75,6 +75,8 @@ export interface InsightCaseDurationsTable { project_id: string; day: string; br
 export interface ErrorGroupRunsTable { project_id: string; fingerprint: string; run_id: string; day: string; branch: string; occurrences: number; first_id: string; last_id: string }
 /** Per project, fingerprint, test case, UTC day and branch: occurrences and the case's newest occurrence. */
 export interface ErrorGroupCasesTable { project_id: string; fingerprint: string; case_id: string; day: string; branch: string; occurrences: number; last_id: string }
+/** Per project, scope ('' = every branch, else a branch) and fingerprint: what `GET /errors` lists. */
+export interface ErrorGroupTotalsTable { project_id: string; branch: string; fingerprint: string; occurrences: number; runs: number; tests: number; first_id: string; last_id: string }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
 export interface Database {
@@ -107,4 +109,5 @@ export interface Database {
   insight_case_durations: InsightCaseDurationsTable;
   error_group_runs: ErrorGroupRunsTable;
   error_group_cases: ErrorGroupCasesTable;
+  error_group_totals: ErrorGroupTotalsTable;
 }

@@ -49,8 +49,9 @@ export const aggregatesAnswer = (f: OccurrenceFilters) => !f.q && !f.owner && da
 /**
  * Error groups are results grouped by `error_fingerprint`. Ids are time-ordered, so the min id is
  * the first occurrence and the max the last. Most reads come from the aggregates kept at ingestion
- * (tables error_group_runs and error_group_cases); filters they cannot answer exactly scan the
- * failures (partial index tests_project_fingerprint, migration 014) and give the same answer.
+ * (errorGroups/upkeep.ts): the list and a group without time bounds from error_group_totals, with
+ * day-aligned bounds from error_group_runs and error_group_cases; filters they cannot answer
+ * exactly scan the failures (partial index tests_project_fingerprint, migration 014), with the same answer.
  */
 export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
   /** `via: 'scan'` answers everything from the occurrences: the known truth the aggregates' tests compare with. */
@@ -115,8 +116,22 @@ export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
     return rows.map((r) => toGroup({ error_fingerprint: r.fingerprint, n: r.n, tests: tests.get(r.fingerprint) ?? 0, runs: r.runs, first_id: r.first_id, last_id: r.last_id }));
   }
 
+  // Without time bounds, the totals answer (scope '' for every branch, else the branch's own).
+  const totalsAnswer = (f: OccurrenceFilters) => aggregated(f) && !f.since && !f.until;
+  const totals = (f: OccurrenceFilters) => db.selectFrom('error_group_totals').where('project_id', '=', f.projectId).where('branch', '=', f.branch ?? '');
+  const fromTotals = (r: { fingerprint: string; occurrences: number; tests: number; runs: number; first_id: string; last_id: string }) =>
+    toGroup({ error_fingerprint: r.fingerprint, n: r.occurrences, tests: r.tests, runs: r.runs, first_id: r.first_id, last_id: r.last_id });
+  const TOTALS = ['fingerprint', 'occurrences', 'tests', 'runs', 'first_id', 'last_id'] as const;
+
   return {
     async list(f: OccurrenceFilters, limit: number, offset: number): Promise<{ groups: GroupRow[]; total: number }> {
+      if (totalsAnswer(f)) {
+        const [rows, total] = await Promise.all([
+          totals(f).select(TOTALS).orderBy('last_id', 'desc').limit(limit).offset(offset).execute(),
+          totals(f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        ]);
+        return { groups: rows.map(fromTotals), total: Number(total.n) };
+      }
       if (!aggregated(f)) {
         const [rows, total] = await Promise.all([
           scanned(f).orderBy(sql`max(id)`, 'desc').limit(limit).offset(offset).execute(),
@@ -136,6 +151,10 @@ export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
         const row = await scanned(f).where('error_fingerprint', '=', fingerprint).executeTakeFirst();
         return row ? toGroup(row) : undefined;
       }
+      if (totalsAnswer(f)) {
+        const total = await totals(f).select(TOTALS).where('fingerprint', '=', fingerprint).executeTakeFirst();
+        return total ? fromTotals(total) : undefined;
+      }
       const row = await summed(f).where('fingerprint', '=', fingerprint).executeTakeFirst();
       return row ? (await fromAggregates(f, [row]))[0] : undefined;
     },
@@ -146,7 +165,7 @@ export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
       for (const fps of chunk(fingerprints, 500)) {
         if (fps.length === 0) continue;
         const rows = aggregated({ projectId })
-          ? (await summed({ projectId }).where('fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.fingerprint, first: r.first_id, runs: r.runs }))
+          ? (await totals({ projectId }).select(TOTALS).where('fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.fingerprint, first: r.first_id, runs: r.runs }))
           : (await scanned({ projectId }).where('error_fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.error_fingerprint!, first: r.first_id, runs: r.runs }));
         for (const r of rows) out.set(r.fp, { firstId: r.first, runs: Number(r.runs) });
       }

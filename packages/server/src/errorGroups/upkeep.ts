@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
 import { writeMany } from '../db/bulk.js';
-import { ERROR_CASES_BACKFILL, ERROR_RUNS_BACKFILL } from './backfill.js';
+import { ERROR_AGGREGATES_BACKFILL } from './backfill.js';
 
 /**
  * The error-group aggregates (docs/insights.md "Error groups", migration 019), kept in step with the
@@ -13,8 +13,16 @@ import { ERROR_CASES_BACKFILL, ERROR_RUNS_BACKFILL } from './backfill.js';
  *   and never change otherwise, so first and last never need recomputing.
  * - `error_group_cases`: per project, fingerprint, test case, day and branch: occurrences and the
  *   case's newest occurrence. Distinct tests and the detail's test cases come from here.
+ * - `error_group_totals`: per project, scope and fingerprint, what `GET /errors` lists: occurrences,
+ *   distinct runs and tests, first and last occurrence. Scope '' is every branch, a branch's name
+ *   that branch (results without a branch count in '' only). The unfiltered and the branch lists
+ *   read one row per group from here, however many occurrences the group has.
  * Writes are increments (`x = x + excluded.x`) in one key order, as insights/upkeep.ts does, so
- * concurrent batches of several servers add up and lock rows in one order.
+ * concurrent batches of several servers add up and lock rows in one order. Distinct runs and tests
+ * are not additive: a batch first increments (and so locks) its groups' totals rows, then looks up
+ * which of its (group, run) and (group, case) pairs the tables already hold; a concurrent writer of
+ * the same group waits for the lock, and on PostgreSQL (READ COMMITTED: each statement a fresh
+ * snapshot) then sees the first one's rows. SQLite has one writer at a time anyway.
  */
 
 /** Untyped: the migration runs the backfill on its `Kysely<any>` too. */
@@ -34,6 +42,9 @@ export interface FailureRow {
 interface RunDelta { project_id: string; fingerprint: string; run_id: string; day: string; branch: string; occurrences: number; first_id: string; last_id: string }
 interface CaseDelta { project_id: string; fingerprint: string; case_id: string; day: string; branch: string; occurrences: number; last_id: string }
 
+interface TotalDelta { project_id: string; branch: string; fingerprint: string; occurrences: number; runs: number; tests: number; first_id: string; last_id: string }
+
+const TOTAL_ROWS = rowsPerStatement(8, 500);
 const RUN_ROWS = rowsPerStatement(8, 500);
 const CASE_ROWS = rowsPerStatement(7, 500);
 const SEP = '\u0000';
@@ -66,6 +77,56 @@ async function upsertCases(db: AnyDb, deltas: CaseDelta[]) {
       }))), CASE_ROWS);
 }
 
+/** The totals' scopes a result counts in: every branch (''), and its own when it has one. */
+const scopesOf = (branch: string | null) => (branch ? ['', branch] : ['']);
+
+async function upsertTotals(db: AnyDb, deltas: TotalDelta[]) {
+  await writeMany(db, deltas as unknown as Record<string, unknown>[], (part) =>
+    db
+      .insertInto('error_group_totals')
+      .values(part as unknown as TotalDelta[])
+      .onConflict((oc) => oc.columns(['project_id', 'branch', 'fingerprint']).doUpdateSet((eb) => ({
+        occurrences: eb('error_group_totals.occurrences', '+', eb.ref('excluded.occurrences')),
+        runs: eb('error_group_totals.runs', '+', eb.ref('excluded.runs')),
+        tests: eb('error_group_totals.tests', '+', eb.ref('excluded.tests')),
+        first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_totals.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_totals.first_id')).end(),
+        last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_totals.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_totals.last_id')).end(),
+      }))), TOTAL_ROWS);
+}
+
+/** (scope, fingerprint, run or case) pairs as keys: `scope\0fingerprint\0id`. */
+const pair = (scope: string, fp: string, id: string) => `${scope}${SEP}${fp}${SEP}${id}`;
+
+/** The pairs of `project` these tables already hold, for the fingerprints and ids given. */
+async function existingPairs(db: AnyDb, table: 'error_group_runs' | 'error_group_cases', column: 'run_id' | 'case_id', projectId: string, fps: string[], ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const fpPart of chunk(fps, IN_LIST_CHUNK)) {
+    for (const idPart of chunk(ids, IN_LIST_CHUNK)) {
+      const rows = await db.selectFrom(table).select(['fingerprint', column, 'branch']).distinct().where('project_id', '=', projectId).where('fingerprint', 'in', fpPart).where(column, 'in', idPart).execute();
+      for (const r of rows) for (const scope of scopesOf(r.branch)) out.add(pair(scope, r.fingerprint, r[column]));
+    }
+  }
+  return out;
+}
+
+const groupByProject = <T extends { project_id: string }>(rows: T[]) => {
+  const m = new Map<string, T[]>();
+  for (const r of rows) m.set(r.project_id, [...(m.get(r.project_id) ?? []), r]);
+  return m;
+};
+
+async function writeRuns(db: AnyDb, runs: Map<string, RunDelta>) {
+  await writeMany(db, byKey(runs) as unknown as Record<string, unknown>[], (part) =>
+    db
+      .insertInto('error_group_runs')
+      .values(part as unknown as RunDelta[])
+      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'run_id', 'day', 'branch']).doUpdateSet((eb) => ({
+        occurrences: eb('error_group_runs.occurrences', '+', eb.ref('excluded.occurrences')),
+        first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_runs.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_runs.first_id')).end(),
+        last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_runs.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_runs.last_id')).end(),
+      }))), RUN_ROWS);
+}
+
 /** Counts the failures of a batch just stored (in the storing transaction); other results cost a filter. */
 export async function countStoredFailures(db: AnyDb, stored: FailureRow[]): Promise<void> {
   const failures = stored.filter((r) => r.error_fingerprint !== null);
@@ -83,16 +144,44 @@ export async function countStoredFailures(db: AnyDb, stored: FailureRow[]): Prom
       if (r.id > d.last_id) d.last_id = r.id;
     }
   }
-  await writeMany(db, byKey(runs) as unknown as Record<string, unknown>[], (part) =>
-    db
-      .insertInto('error_group_runs')
-      .values(part as unknown as RunDelta[])
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'run_id', 'day', 'branch']).doUpdateSet((eb) => ({
-        occurrences: eb('error_group_runs.occurrences', '+', eb.ref('excluded.occurrences')),
-        first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_runs.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_runs.first_id')).end(),
-        last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_runs.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_runs.last_id')).end(),
-      }))), RUN_ROWS);
+  const totals = new Map<string, TotalDelta>();
+  for (const r of failures) {
+    for (const scope of scopesOf(r.branch)) {
+      const k = [r.project_id, scope, r.error_fingerprint].join(SEP);
+      const d = totals.get(k);
+      if (!d) totals.set(k, { project_id: r.project_id, branch: scope, fingerprint: r.error_fingerprint!, occurrences: 1, runs: 0, tests: 0, first_id: r.id, last_id: r.id });
+      else {
+        d.occurrences++;
+        if (r.id < d.first_id) d.first_id = r.id;
+        if (r.id > d.last_id) d.last_id = r.id;
+      }
+    }
+  }
+  // First the totals (their row locks order concurrent writers of a group), then which pairs are new.
+  await upsertTotals(db, byKey(totals));
+  const fresh = new Map<string, TotalDelta>();
+  const countNew = (r: FailureRow, scope: string, what: 'runs' | 'tests') => {
+    const k = [r.project_id, scope, r.error_fingerprint].join(SEP);
+    let d = fresh.get(k);
+    if (!d) fresh.set(k, (d = { ...totals.get(k)!, occurrences: 0, runs: 0, tests: 0 }));
+    d[what]++;
+  };
+  for (const [projectId, rows] of groupByProject(failures)) {
+    const fps = [...new Set(rows.map((r) => r.error_fingerprint!))];
+    const oldRuns = await existingPairs(db, 'error_group_runs', 'run_id', projectId, fps, [...new Set(rows.map((r) => r.run_id))]);
+    const oldCases = await existingPairs(db, 'error_group_cases', 'case_id', projectId, fps, [...new Set(rows.map((r) => r.case_id))]);
+    for (const r of rows) {
+      for (const scope of scopesOf(r.branch)) {
+        const run = pair(scope, r.error_fingerprint!, r.run_id);
+        if (!oldRuns.has(run)) { oldRuns.add(run); countNew(r, scope, 'runs'); }
+        const kase = pair(scope, r.error_fingerprint!, r.case_id);
+        if (!oldCases.has(kase)) { oldCases.add(kase); countNew(r, scope, 'tests'); }
+      }
+    }
+  }
+  await writeRuns(db, runs);
   await upsertCases(db, byKey(caseDeltas(failures, 1)));
+  if (fresh.size > 0) await upsertTotals(db, byKey(fresh));
 }
 
 /** The failures of runs about to be deleted: read before the delete, for `uncountFailures` after it. */
@@ -111,11 +200,81 @@ export async function failuresOfRuns(db: AnyDb, runIds: string[]): Promise<Failu
 
 /**
  * Takes deleted failures out (in the deleting transaction, after the delete: their runs' rows of
- * `error_group_runs` went with the runs). Case rows are decremented, and go at zero; a row whose
- * newest occurrence was deleted gets the newest that is left.
+ * `error_group_runs` went with the runs). Totals lose the occurrences, the runs, the tests left
+ * without an occurrence, and get a new first or last occurrence when theirs was deleted; a group
+ * left without occurrences goes.
  */
 export async function uncountFailures(db: AnyDb, failures: FailureRow[]): Promise<void> {
   if (failures.length === 0) return;
+  // The totals first, as ingestion does: their row locks order this against concurrent writers.
+  const removed = new Map<string, { project_id: string; scope: string; fingerprint: string; occurrences: number }>();
+  for (const r of failures) {
+    for (const scope of scopesOf(r.branch)) {
+      const k = [r.project_id, scope, r.error_fingerprint].join(SEP);
+      const d = removed.get(k);
+      if (d) d.occurrences++;
+      else removed.set(k, { project_id: r.project_id, scope, fingerprint: r.error_fingerprint!, occurrences: 1 });
+    }
+  }
+  for (const d of byKey(removed)) {
+    await db.updateTable('error_group_totals').set((eb) => ({ occurrences: eb('occurrences', '-', d.occurrences) }))
+      .where('project_id', '=', d.project_id).where('branch', '=', d.scope).where('fingerprint', '=', d.fingerprint).execute();
+  }
+  await uncountCases(db, failures);
+  for (const [projectId, rows] of groupByProject(failures)) {
+    const fps = [...new Set(rows.map((r) => r.error_fingerprint!))];
+    for (const part of chunk(fps, IN_LIST_CHUNK)) {
+      await db.deleteFrom('error_group_totals').where('project_id', '=', projectId).where('fingerprint', 'in', part).where('occurrences', '<=', 0).execute();
+    }
+    // Runs go whole, so each (scope, group, run) pair of theirs is gone; a (scope, group, case) pair
+    // is gone when no case row of it is left.
+    const left = await existingPairs(db, 'error_group_cases', 'case_id', projectId, fps, [...new Set(rows.map((r) => r.case_id))]);
+    const runsGone = new Set<string>();
+    const casesGone = new Set<string>();
+    for (const r of rows) {
+      for (const scope of scopesOf(r.branch)) {
+        runsGone.add(pair(scope, r.error_fingerprint!, r.run_id));
+        const kase = pair(scope, r.error_fingerprint!, r.case_id);
+        if (!left.has(kase)) casesGone.add(kase);
+      }
+    }
+    const minus = new Map<string, { runs: number; tests: number }>();
+    const count = (p: string, what: 'runs' | 'tests') => {
+      const k = p.slice(0, p.lastIndexOf(SEP));
+      const m = minus.get(k) ?? { runs: 0, tests: 0 };
+      m[what]++;
+      minus.set(k, m);
+    };
+    for (const p of runsGone) count(p, 'runs');
+    for (const p of casesGone) count(p, 'tests');
+    const deletedIds = new Set(rows.map((r) => r.id));
+    for (const part of chunk(fps, IN_LIST_CHUNK)) {
+      const totals = await db.selectFrom('error_group_totals').select(['branch', 'fingerprint', 'first_id', 'last_id']).where('project_id', '=', projectId).where('fingerprint', 'in', part).execute();
+      for (const t of totals) {
+        const m = minus.get(`${t.branch}${SEP}${t.fingerprint}`);
+        if (!m) continue;
+        // A deleted first or last occurrence: the group's run rows that are left hold the new one.
+        const left = () => {
+          const q = db.selectFrom('error_group_runs').where('project_id', '=', projectId).where('fingerprint', '=', t.fingerprint);
+          return t.branch === '' ? q : q.where('branch', '=', t.branch);
+        };
+        await db
+          .updateTable('error_group_totals')
+          .set((eb) => ({
+            runs: eb('runs', '-', m.runs),
+            tests: eb('tests', '-', m.tests),
+            first_id: deletedIds.has(t.first_id) ? left().select((e) => e.fn.min('first_id').as('m')) : t.first_id,
+            last_id: deletedIds.has(t.last_id) ? left().select((e) => e.fn.max('last_id').as('m')) : t.last_id,
+          }))
+          .where('project_id', '=', projectId).where('branch', '=', t.branch).where('fingerprint', '=', t.fingerprint)
+          .execute();
+      }
+    }
+  }
+}
+
+/** Case rows: decremented, gone at zero; a row whose newest occurrence was deleted gets the newest that is left. */
+async function uncountCases(db: AnyDb, failures: FailureRow[]): Promise<void> {
   const deltas = byKey(caseDeltas(failures, -1));
   await upsertCases(db, deltas);
   const byProject = new Map<string, CaseDelta[]>();
@@ -158,8 +317,7 @@ export async function uncountFailures(db: AnyDb, failures: FailureRow[]): Promis
   }
 }
 
-/** Builds both tables from every stored failure: one `INSERT … SELECT … GROUP BY` each (migration 019). */
+/** Builds the tables from every stored failure: set-based `INSERT … SELECT … GROUP BY`s (migration 019). */
 export async function countAllFailures(db: AnyDb): Promise<void> {
-  await sql.raw(ERROR_RUNS_BACKFILL).execute(db);
-  await sql.raw(ERROR_CASES_BACKFILL).execute(db);
+  for (const statement of ERROR_AGGREGATES_BACKFILL) await sql.raw(statement).execute(db);
 }

@@ -9,7 +9,9 @@ import { countAllFailures } from '../../errorGroups/upkeep.js';
  *   day, branch); goes with its run (FK cascade, index on run_id);
  * - `error_group_cases`: occurrences and newest occurrence per (project, fingerprint, test case,
  *   UTC day, branch); goes with its test case (FK cascade), and run deletion subtracts from it.
- * Both primary keys lead with project and fingerprint: a group, or a page of groups, is one range.
+ * - `error_group_totals`: per (project, scope, fingerprint) the figures `GET /errors` lists, scope ''
+ *   for every branch and a branch's name for that branch; ordered by last occurrence by an index.
+ * The run and case tables' primary keys lead with project and fingerprint: a group is one range.
  */
 export async function up(db: Kysely<any>, _t: MigrationTypes): Promise<void> {
   await db.schema
@@ -35,6 +37,20 @@ export async function up(db: Kysely<any>, _t: MigrationTypes): Promise<void> {
     .addColumn('last_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('error_group_cases_pk', ['project_id', 'fingerprint', 'case_id', 'day', 'branch'])
     .execute();
+  await db.schema
+    .createTable('error_group_totals')
+    .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+    .addColumn('branch', 'text', (c) => c.notNull())
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('occurrences', 'integer', (c) => c.notNull())
+    .addColumn('runs', 'integer', (c) => c.notNull())
+    .addColumn('tests', 'integer', (c) => c.notNull())
+    .addColumn('first_id', 'text', (c) => c.notNull())
+    .addColumn('last_id', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('error_group_totals_pk', ['project_id', 'branch', 'fingerprint'])
+    .execute();
+  // A page of groups, most recently seen first, is the start of one index range.
+  await db.schema.createIndex('error_group_totals_last').on('error_group_totals').columns(['project_id', 'branch', 'last_id']).execute();
   // The FK cascades from a deleted run or test case look rows up by it.
   await db.schema.createIndex('error_group_runs_run').on('error_group_runs').column('run_id').execute();
   await db.schema.createIndex('error_group_cases_case').on('error_group_cases').column('case_id').execute();
@@ -42,6 +58,7 @@ export async function up(db: Kysely<any>, _t: MigrationTypes): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('error_group_totals').execute();
   await db.schema.dropTable('error_group_cases').execute();
   await db.schema.dropTable('error_group_runs').execute();
 }
