@@ -152,6 +152,16 @@ describe('error-group aggregates', () => {
     await expectBackfillBuildsTheSame();
   });
 
+  it('stay exact when batches of several runs of the same groups arrive at once', async () => {
+    at('2026-11-07T08:00:00.000Z');
+    const runs = await Promise.all(['main', 'feature/a', 'main', 'feature/b'].map((branch, k) => createRun(t, { branch, commitSha: `p${k}` })));
+    runIds.push(...runs.map((r) => r.id));
+    // Every batch hits the same groups (and "e", a test new to the reset group) from another run.
+    await Promise.all(runs.flatMap((r, k) => [postTests(t, batches(r.id, 200 + k)[1]), postTests(t, [testBody(r.id, t.projectId, { title: 'e', fullTitle: 'net > e', filePath: 'tests/net.spec.ts', ...fail(`Error: read ECONNRESET 10.0.3.${k}:443`) })])]));
+    await expectAggregatesEqualScan();
+    await expectBackfillBuildsTheSame();
+  });
+
   it('stay exact after retention takes the oldest runs, half of a day included, and are empty when every run is gone', async () => {
     expect((await t.api('PATCH', `/projects/${t.projectId}/settings`, { auth: t.owner, body: { dataRetentionDays: 7 } })).status).toBe(200);
     at('2026-11-09T10:00:00.000Z');
@@ -159,7 +169,7 @@ describe('error-group aggregates', () => {
     await expectAggregatesEqualScan();
     await expectBackfillBuildsTheSame();
     at('2026-12-31T00:00:00.000Z');
-    expect((await t.server.services.retention.sweepOnce()).deletedRuns).toBe(4);
+    expect((await t.server.services.retention.sweepOnce()).deletedRuns).toBe(8);
     expect(await tables()).toEqual({ runs: [], totals: [], cases: [] });
     expect((await t.api('GET', `/errors?projectId=${t.projectId}`, { auth: t.apiKey })).body.total).toBe(0);
   });
