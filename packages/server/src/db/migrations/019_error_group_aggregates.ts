@@ -10,7 +10,7 @@ import { countAllFailures } from '../../errorGroups/upkeep.js';
  * - `error_group_cases`: occurrences and newest occurrence per (project, fingerprint, test case,
  *   UTC day, branch); goes with its test case (FK cascade), and run deletion subtracts from it.
  * - `error_group_totals`: per (project, scope, fingerprint) the figures `GET /errors` lists, scope ''
- *   for every branch and a branch's name for that branch; ordered by last occurrence by an index.
+ *   for every branch and a branch's name for that branch.
  * The run and case tables' primary keys lead with project and fingerprint: a group is one range.
  */
 export async function up(db: Kysely<any>, _t: MigrationTypes): Promise<void> {
@@ -49,8 +49,8 @@ export async function up(db: Kysely<any>, _t: MigrationTypes): Promise<void> {
     .addColumn('last_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('error_group_totals_pk', ['project_id', 'branch', 'fingerprint'])
     .execute();
-  // A page of groups, most recently seen first, is the start of one index range.
-  await db.schema.createIndex('error_group_totals_last').on('error_group_totals').columns(['project_id', 'branch', 'last_id']).execute();
+  // No index on the last occurrence: every batch with failures moves it, and a project's groups
+  // (hundreds, a few thousand) sort in a few milliseconds for a page, most recently seen first.
   // The FK cascades from a deleted run or test case look rows up by it.
   await db.schema.createIndex('error_group_runs_run').on('error_group_runs').column('run_id').execute();
   await db.schema.createIndex('error_group_cases_case').on('error_group_cases').column('case_id').execute();
