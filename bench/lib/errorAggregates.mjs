@@ -12,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 async function loadBackfill() {
   const { tsImport } = await import('tsx/esm/api');
   const source = fileURLToPath(new URL('../../packages/server/src/errorGroups/backfill.ts', import.meta.url));
-  const { ERROR_RUNS_BACKFILL, ERROR_CASES_BACKFILL } = await tsImport(source, import.meta.url);
-  return [ERROR_RUNS_BACKFILL, ERROR_CASES_BACKFILL];
+  return (await tsImport(source, import.meta.url)).ERROR_AGGREGATES_BACKFILL;
 }
 
-/** Fills error_group_runs and error_group_cases from the stored failures; returns { seconds, rows }. */
+/** Fills error_group_runs, error_group_cases and error_group_totals from the stored failures; returns { seconds, rows }. */
 export async function fillErrorAggregates(dataDir, db, log) {
   const statements = await loadBackfill();
   const t0 = performance.now();
@@ -26,9 +25,9 @@ export async function fillErrorAggregates(dataDir, db, log) {
     await client.connect();
     try {
       for (const s of statements) await client.query(s);
-      await client.query('ANALYZE error_group_runs, error_group_cases');
-      const { rows: n } = await client.query('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases');
-      rows = { runs: Number(n[0].runs), cases: Number(n[0].cases) };
+      await client.query('ANALYZE error_group_runs, error_group_cases, error_group_totals');
+      const { rows: n } = await client.query('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases, (SELECT count(*) FROM error_group_totals) AS totals');
+      rows = { runs: Number(n[0].runs), cases: Number(n[0].cases), totals: Number(n[0].totals) };
     } finally {
       await client.end();
     }
@@ -36,13 +35,13 @@ export async function fillErrorAggregates(dataDir, db, log) {
     const sqlite = new Database(join(dataDir, 'testreport.db'));
     try {
       sqlite.transaction(() => { for (const s of statements) sqlite.exec(s); })();
-      sqlite.exec('ANALYZE error_group_runs; ANALYZE error_group_cases;');
-      rows = sqlite.prepare('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases').get();
+      sqlite.exec('ANALYZE error_group_runs; ANALYZE error_group_cases; ANALYZE error_group_totals;');
+      rows = sqlite.prepare('SELECT (SELECT count(*) FROM error_group_runs) AS runs, (SELECT count(*) FROM error_group_cases) AS cases, (SELECT count(*) FROM error_group_totals) AS totals').get();
     } finally {
       sqlite.close();
     }
   }
   const seconds = (performance.now() - t0) / 1000;
-  log?.(`dataset: error-group aggregates built in ${seconds.toFixed(1)} s (${rows.runs} run rows, ${rows.cases} case rows)`);
+  log?.(`dataset: error-group aggregates built in ${seconds.toFixed(1)} s (${rows.runs} run rows, ${rows.cases} case rows, ${rows.totals} totals rows)`);
   return { seconds, rows };
 }
