@@ -41,7 +41,8 @@ for (let r = 0; r < Number(rounds); r++) {
     const dataDir = tempDir('cpub');
     const db = await openBenchDatabase(process.env.BENCH_DB ?? 'sqlite', dataDir);
     try {
-      const { projectId, apiKey } = initDataDir(dataDir, db, join(root, dist, "bin.js"));
+      // Initialised by the build under test: an older build refuses a database a newer one migrated.
+      const { projectId, apiKey } = initDataDir(dataDir, db, join(root, dist, 'bin.js'));
       const server = await start(dist, dataDir, db);
       const call = api(server.url, apiKey);
       const warm = await newRun(call, projectId);

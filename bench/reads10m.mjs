@@ -7,6 +7,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { generateDataset } from './lib/dataset.mjs';
 import { fillInsightsAggregates } from './lib/aggregates.mjs';
+import { fillErrorAggregates } from './lib/errorAggregates.mjs';
 import { percentile } from './lib/http.mjs';
 import { mb, openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
@@ -66,6 +67,7 @@ export async function benchReads10m({ quick, log: out, dbKind = 'sqlite', result
       data = await generateDataset(dataDir, projectId, { runs, perRun }, db, (line) => log(`dataset: ${line} (load ${load()})`));
       const aggregates = await fillInsightsAggregates(dataDir, db, log);
       if (aggregates) data.aggregatesSeconds = aggregates.seconds;
+      data.errorAggregatesSeconds = (await fillErrorAggregates(dataDir, db, log)).seconds;
       if (keep) writeFileSync(join(keep, 'dataset.json'), JSON.stringify({ projectId, apiKey, databaseUrl: db.databaseUrl, data }));
     }
     const sizeBytes = await db.sizeBytes();

@@ -16,6 +16,7 @@ import * as m015 from './migrations/015_search.js';
 import * as m016 from './migrations/016_baselines.js';
 import * as m017 from './migrations/017_insights.js';
 import * as m018 from './migrations/018_search_by_case.js';
+import * as m019 from './migrations/019_error_group_aggregates.js';
 import * as m021 from './migrations/021_insights_lean.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
@@ -54,6 +55,7 @@ const migrations: Record<string, DialectMigration> = {
   '016_baselines': m016,
   '017_insights': m017,
   '018_search_by_case': m018,
+  '019_error_group_aggregates': m019,
   '021_insights_lean': m021,
 };
 class StaticMigrations implements MigrationProvider {

@@ -71,6 +71,12 @@ export interface SnapshotAcceptancesTable { test_id: string; name: string; run_i
 export interface InsightCaseDaysTable { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
 /** Durations of the non-skipped results of a case-day, by log-scale bucket (insights/buckets.ts). */
 export interface InsightCaseDurationsTable { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
+/** Error-group aggregates (migration 019, errorGroups/upkeep.ts): per project, fingerprint, run, UTC day of the result and branch ('' for none). */
+export interface ErrorGroupRunsTable { project_id: string; fingerprint: string; run_id: string; day: string; branch: string; occurrences: number; first_id: string; last_id: string }
+/** Per project, fingerprint, test case, UTC day and branch: occurrences and the case's newest occurrence. */
+export interface ErrorGroupCasesTable { project_id: string; fingerprint: string; case_id: string; day: string; branch: string; occurrences: number; last_id: string }
+/** Per project, scope ('' = every branch, else a branch) and fingerprint: what `GET /errors` lists. */
+export interface ErrorGroupTotalsTable { project_id: string; branch: string; fingerprint: string; occurrences: number; runs: number; tests: number; first_id: string; last_id: string }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
 export interface Database {
@@ -101,4 +107,7 @@ export interface Database {
   snapshot_acceptances: SnapshotAcceptancesTable;
   insight_case_days: InsightCaseDaysTable;
   insight_case_durations: InsightCaseDurationsTable;
+  error_group_runs: ErrorGroupRunsTable;
+  error_group_cases: ErrorGroupCasesTable;
+  error_group_totals: ErrorGroupTotalsTable;
 }

@@ -35,11 +35,27 @@ export interface SightingRow {
   full_title: string;
 }
 
+/** Midnight UTC, the form `timestampInput` gives (`2026-11-11T00:00:00.000Z`). */
+const MIDNIGHT = 'T00:00:00.000Z';
+const dayAligned = (t: string | undefined) => t === undefined || t.endsWith(MIDNIGHT);
+
 /**
- * Error groups are results grouped by `error_fingerprint` (partial index tests_project_fingerprint,
- * migration 014). Ids are time-ordered, so min(id) is the first occurrence and max(id) the last.
+ * Whether the aggregates (errorGroups/upkeep.ts) answer these filters exactly: they count per UTC
+ * day and branch, so `since`/`until` at midnight UTC (or absent) and `branch` are theirs; a text
+ * (`q`), an owner or a bound inside a day needs the occurrences themselves.
  */
-export function createErrorGroupRepo(db: Db) {
+export const aggregatesAnswer = (f: OccurrenceFilters) => !f.q && !f.owner && dayAligned(f.since) && dayAligned(f.until);
+
+/**
+ * Error groups are results grouped by `error_fingerprint`. Ids are time-ordered, so the min id is
+ * the first occurrence and the max the last. Most reads come from the aggregates kept at ingestion
+ * (errorGroups/upkeep.ts): the list and a group without time bounds from error_group_totals, with
+ * day-aligned bounds from error_group_runs and error_group_cases; filters they cannot answer
+ * exactly scan the failures (partial index tests_project_fingerprint, migration 014), with the same answer.
+ */
+export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
+  /** `via: 'scan'` answers everything from the occurrences: the known truth the aggregates' tests compare with. */
+  const aggregated = (f: OccurrenceFilters) => via === 'auto' && aggregatesAnswer(f);
   const occurrences = (f: OccurrenceFilters) => {
     let q = db.selectFrom('tests').where('project_id', '=', f.projectId).where('error_fingerprint', 'is not', null);
     if (f.since) q = q.where('created_at', '>=', f.since);
@@ -49,7 +65,7 @@ export function createErrorGroupRepo(db: Db) {
     if (f.q) q = q.where(sql<boolean>`lower(error_message) like lower(${likePattern(f.q)}) escape '\\'`);
     return q;
   };
-  const aggregates = (f: OccurrenceFilters) =>
+  const scanned = (f: OccurrenceFilters) =>
     occurrences(f)
       .select((eb) => [
         'error_fingerprint',
@@ -64,18 +80,83 @@ export function createErrorGroupRepo(db: Db) {
     fingerprint: r.error_fingerprint!, occurrences: Number(r.n), tests: Number(r.tests), runs: Number(r.runs), firstId: r.first_id, lastId: r.last_id,
   });
 
+  // The aggregates' rows matching day-aligned filters (a day is the first 10 characters of a bound).
+  const runRows = (f: OccurrenceFilters) => {
+    let q = db.selectFrom('error_group_runs').where('project_id', '=', f.projectId);
+    if (f.since) q = q.where('day', '>=', f.since.slice(0, 10));
+    if (f.until) q = q.where('day', '<', f.until.slice(0, 10));
+    if (f.branch) q = q.where('branch', '=', f.branch);
+    return q;
+  };
+  const caseRows = (f: OccurrenceFilters) => {
+    let q = db.selectFrom('error_group_cases').where('project_id', '=', f.projectId);
+    if (f.since) q = q.where('day', '>=', f.since.slice(0, 10));
+    if (f.until) q = q.where('day', '<', f.until.slice(0, 10));
+    if (f.branch) q = q.where('branch', '=', f.branch);
+    return q;
+  };
+  const summed = (f: OccurrenceFilters) =>
+    runRows(f)
+      .select((eb) => [
+        'fingerprint',
+        eb.fn.sum<number>('occurrences').as('n'),
+        eb.fn.count<number>('run_id').distinct().as('runs'),
+        eb.fn.min<string>('first_id').as('first_id'),
+        eb.fn.max<string>('last_id').as('last_id'),
+      ])
+      .groupBy('fingerprint');
+  /** Groups from the aggregates: runs, occurrences, first and last from the run rows, distinct tests from the case rows. */
+  async function fromAggregates(f: OccurrenceFilters, rows: { fingerprint: string; n: number; runs: number; first_id: string; last_id: string }[]): Promise<GroupRow[]> {
+    const tests = new Map<string, number>();
+    for (const fps of chunk(rows.map((r) => r.fingerprint), 500)) {
+      if (fps.length === 0) continue;
+      const counted = await caseRows(f).where('fingerprint', 'in', fps).select((eb) => ['fingerprint', eb.fn.count<number>('case_id').distinct().as('n')]).groupBy('fingerprint').execute();
+      for (const c of counted) tests.set(c.fingerprint, Number(c.n));
+    }
+    return rows.map((r) => toGroup({ error_fingerprint: r.fingerprint, n: r.n, tests: tests.get(r.fingerprint) ?? 0, runs: r.runs, first_id: r.first_id, last_id: r.last_id }));
+  }
+
+  // Without time bounds, the totals answer (scope '' for every branch, else the branch's own).
+  const totalsAnswer = (f: OccurrenceFilters) => aggregated(f) && !f.since && !f.until;
+  const totals = (f: OccurrenceFilters) => db.selectFrom('error_group_totals').where('project_id', '=', f.projectId).where('branch', '=', f.branch ?? '');
+  const fromTotals = (r: { fingerprint: string; occurrences: number; tests: number; runs: number; first_id: string; last_id: string }) =>
+    toGroup({ error_fingerprint: r.fingerprint, n: r.occurrences, tests: r.tests, runs: r.runs, first_id: r.first_id, last_id: r.last_id });
+  const TOTALS = ['fingerprint', 'occurrences', 'tests', 'runs', 'first_id', 'last_id'] as const;
+
   return {
     async list(f: OccurrenceFilters, limit: number, offset: number): Promise<{ groups: GroupRow[]; total: number }> {
+      if (totalsAnswer(f)) {
+        const [rows, total] = await Promise.all([
+          totals(f).select(TOTALS).orderBy('last_id', 'desc').limit(limit).offset(offset).execute(),
+          totals(f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        ]);
+        return { groups: rows.map(fromTotals), total: Number(total.n) };
+      }
+      if (!aggregated(f)) {
+        const [rows, total] = await Promise.all([
+          scanned(f).orderBy(sql`max(id)`, 'desc').limit(limit).offset(offset).execute(),
+          occurrences(f).select((eb) => eb.fn.count<number>('error_fingerprint').distinct().as('n')).executeTakeFirstOrThrow(),
+        ]);
+        return { groups: rows.map(toGroup), total: Number(total.n) };
+      }
       const [rows, total] = await Promise.all([
-        aggregates(f).orderBy(sql`max(id)`, 'desc').limit(limit).offset(offset).execute(),
-        occurrences(f).select((eb) => eb.fn.count<number>('error_fingerprint').distinct().as('n')).executeTakeFirstOrThrow(),
+        summed(f).orderBy(sql`max(last_id)`, 'desc').limit(limit).offset(offset).execute(),
+        runRows(f).select((eb) => eb.fn.count<number>('fingerprint').distinct().as('n')).executeTakeFirstOrThrow(),
       ]);
-      return { groups: rows.map(toGroup), total: Number(total.n) };
+      return { groups: await fromAggregates(f, rows), total: Number(total.n) };
     },
 
     async one(f: OccurrenceFilters, fingerprint: string): Promise<GroupRow | undefined> {
-      const row = await aggregates(f).where('error_fingerprint', '=', fingerprint).executeTakeFirst();
-      return row ? toGroup(row) : undefined;
+      if (!aggregated(f)) {
+        const row = await scanned(f).where('error_fingerprint', '=', fingerprint).executeTakeFirst();
+        return row ? toGroup(row) : undefined;
+      }
+      if (totalsAnswer(f)) {
+        const total = await totals(f).select(TOTALS).where('fingerprint', '=', fingerprint).executeTakeFirst();
+        return total ? fromTotals(total) : undefined;
+      }
+      const row = await summed(f).where('fingerprint', '=', fingerprint).executeTakeFirst();
+      return row ? (await fromAggregates(f, [row]))[0] : undefined;
     },
 
     /** First occurrence and count of runs of each fingerprint over the project's retained history. */
@@ -83,8 +164,10 @@ export function createErrorGroupRepo(db: Db) {
       const out = new Map<string, { firstId: string; runs: number }>();
       for (const fps of chunk(fingerprints, 500)) {
         if (fps.length === 0) continue;
-        const rows = await aggregates({ projectId }).where('error_fingerprint', 'in', fps).execute();
-        for (const r of rows) out.set(r.error_fingerprint!, { firstId: r.first_id, runs: Number(r.runs) });
+        const rows = aggregated({ projectId })
+          ? (await totals({ projectId }).select(TOTALS).where('fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.fingerprint, first: r.first_id, runs: r.runs }))
+          : (await scanned({ projectId }).where('error_fingerprint', 'in', fps).execute()).map((r) => ({ fp: r.error_fingerprint!, first: r.first_id, runs: r.runs }));
+        for (const r of rows) out.set(r.fp, { firstId: r.first, runs: Number(r.runs) });
       }
       return out;
     },
@@ -102,26 +185,46 @@ export function createErrorGroupRepo(db: Db) {
     /** Occurrences per UTC day (ISO timestamps: the day is the first 10 characters). */
     async daily(f: OccurrenceFilters, fingerprints: string[]): Promise<{ fingerprint: string; date: string; occurrences: number }[]> {
       if (fingerprints.length === 0) return [];
+      if (aggregated(f)) {
+        const rows = await runRows(f)
+          .where('fingerprint', 'in', fingerprints)
+          .select((eb) => ['fingerprint', 'day', eb.fn.sum<number>('occurrences').as('n')])
+          .groupBy(['fingerprint', 'day'])
+          .orderBy('day')
+          .orderBy('fingerprint')
+          .execute();
+        return rows.map((r) => ({ fingerprint: r.fingerprint, date: r.day, occurrences: Number(r.n) }));
+      }
       const day = sql<string>`substr(created_at, 1, 10)`;
       const rows = await occurrences(f)
         .where('error_fingerprint', 'in', fingerprints)
         .select((eb) => ['error_fingerprint', day.as('date'), eb.fn.countAll<number>().as('n')])
         .groupBy(['error_fingerprint', day])
         .orderBy(day)
+        .orderBy('error_fingerprint')
         .execute();
       return rows.map((r) => ({ fingerprint: r.error_fingerprint!, date: r.date, occurrences: Number(r.n) }));
     },
 
     /** The test cases a group hit, most occurrences first, with each case's newest result. */
     async testCases(f: OccurrenceFilters, fingerprint: string, limit: number) {
-      const rows = await occurrences(f)
-        .where('error_fingerprint', '=', fingerprint)
-        .select((eb) => ['case_id', eb.fn.countAll<number>().as('n'), eb.fn.max<string>('id').as('last_id')])
-        .groupBy('case_id')
-        .orderBy(sql`count(*)`, 'desc')
-        .orderBy(sql`max(id)`, 'desc')
-        .limit(limit)
-        .execute();
+      const rows = aggregated(f)
+        ? await caseRows(f)
+          .where('fingerprint', '=', fingerprint)
+          .select((eb) => ['case_id', eb.fn.sum<number>('occurrences').as('n'), eb.fn.max<string>('last_id').as('last_id')])
+          .groupBy('case_id')
+          .orderBy(sql`sum(occurrences)`, 'desc')
+          .orderBy(sql`max(last_id)`, 'desc')
+          .limit(limit)
+          .execute()
+        : await occurrences(f)
+          .where('error_fingerprint', '=', fingerprint)
+          .select((eb) => ['case_id', eb.fn.countAll<number>().as('n'), eb.fn.max<string>('id').as('last_id')])
+          .groupBy('case_id')
+          .orderBy(sql`count(*)`, 'desc')
+          .orderBy(sql`max(id)`, 'desc')
+          .limit(limit)
+          .execute();
       const last = await this.sightings(rows.map((r) => r.last_id));
       return rows.map((r) => ({ testId: r.last_id, fullTitle: last.get(r.last_id)!.full_title, filePath: last.get(r.last_id)!.file_path, occurrences: Number(r.n), lastRunId: last.get(r.last_id)!.run_id }));
     },

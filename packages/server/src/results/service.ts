@@ -24,6 +24,7 @@ function errorFile(t: { attempts?: { errors?: { location?: { file: string } }[] 
 import { ownersResolver, type OwnersOf } from '../owners/codeowners.js';
 import { ownersColumn } from '../owners/filter.js';
 import { countStoredResults } from '../insights/upkeep.js';
+import { countStoredFailures } from '../errorGroups/upkeep.js';
 
 /** What storing a result needs of its run. */
 const RUN_COLUMNS = ['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'] as const;
@@ -116,6 +117,8 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
       await repo.insertTests(rows);
       // In the same transaction: the insights aggregates never count a result that was not stored.
       await countStoredResults(db, rows, runs);
+      // Likewise the error-group aggregates; a batch without failures only filters its rows.
+      await countStoredFailures(db, rows);
       return rows.map(toTestCreated);
     });
     // After the commit, also of the Idempotency-Key's transaction the batch joined: a timestamp, not

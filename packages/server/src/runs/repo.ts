@@ -5,6 +5,7 @@ import type { RunsTable } from '../db/schema.js';
 import { countLatestAttempts } from './attempts.js';
 import { NO_TESTS, type StatusCounts } from './statusCounts.js';
 import { uncountRuns } from '../insights/upkeep.js';
+import { failuresOfRuns, uncountFailures } from '../errorGroups/upkeep.js';
 
 export type RunRow = Selectable<RunsTable>;
 
@@ -98,13 +99,16 @@ export type RunRepo = ReturnType<typeof createRunRepo>;
  * by FK cascade; test cases are project-level, so the ones these runs touched get their newest
  * result re-pointed and their stats marked dirty, and a case left with no result at all is removed
  * (it could not be listed: a flakiness entry names its newest result). Their results leave the
- * insights aggregates first (insights/upkeep.ts). Files are the caller's job.
+ * insights aggregates first (insights/upkeep.ts), and their failures the error-group aggregates
+ * (errorGroups/upkeep.ts: read before the delete, subtracted after it). Files are the caller's job.
  */
 export async function deleteRunsWithResults(trx: Db, runIds: string[]): Promise<void> {
   if (runIds.length === 0) return;
   const caseIds = (await trx.selectFrom('tests').select('case_id').distinct().where('run_id', 'in', runIds).execute()).map((r) => r.case_id);
   await uncountRuns(trx, runIds);
+  const failures = await failuresOfRuns(trx, runIds);
   await trx.deleteFrom('runs').where('id', 'in', runIds).execute();
+  await uncountFailures(trx, failures);
   for (const ids of chunk(caseIds, IN_LIST_CHUNK)) {
     await trx
       .updateTable('test_cases')
