@@ -1,4 +1,4 @@
-import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
+import type { Dialect, Expression, Kysely, KyselyPlugin, RawBuilder } from 'kysely';
 import type { BuildWrite } from './perRow.js';
 import type { SearchSupport } from './search.js';
 
@@ -54,6 +54,14 @@ export interface DialectSupport {
    * Opens the database. `plugins` carry the dialect's query rewrites, e.g. SQLite drops
    * `FOR UPDATE` (it locks the whole database for a writing transaction, PostgreSQL locks rows).
    */
+  /**
+   * The base-2 logarithm of a positive double, as a double (db/math.ts). SQLite has `log2()`;
+   * PostgreSQL has none for doubles (its `log(2, x)` is numeric: exact but far slower per row), so
+   * there it is `ln(x) / ln(2)`. Either is within a few units in the last place of the true value,
+   * not bit-equal to JavaScript's `Math.log2`: callers that must agree with it exactly check for
+   * values near where it matters (insights/upkeep.ts).
+   */
+  log2(value: Expression<number>): RawBuilder<number>;
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
   open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { OperationNodeTransformer, SqliteDialect, type Kysely, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
+import { OperationNodeTransformer, SqliteDialect, sql, type Kysely, type KyselyPlugin, type SqliteDatabase, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type SelectQueryNode, type UnknownRow } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { sqliteSearch } from './sqliteSearch.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
@@ -98,6 +98,8 @@ const NO_ROWS: unknown[] = [];
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   search: sqliteSearch,
+  // better-sqlite3 builds SQLite with its math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
+  log2: (value) => sql<number>`log2(${value})`,
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
   maxBoundParams: MAX_BOUND_PARAMS,
   isUniqueViolation: (err) =>
