@@ -99,8 +99,12 @@ class Deltas {
           n: eb('insight_case_durations.n', '+', eb.ref('excluded.n')),
           total_ms: eb('insight_case_durations.total_ms', '+', eb.ref('excluded.total_ms')),
         }))), DURATION_ROWS);
-    // A subtraction can empty a row: it goes, so reads never see zero rows pile up.
-    const emptied = [...new Set([...this.days.values()].filter((d) => d.results < 0 || d.latest_test_id === '').map((d) => `${d.project_id}\u0000${d.day}`))];
+    // A subtraction can empty a row: it goes, so reads never see zero rows pile up. A re-run can
+    // empty a duration row while its day row only changes (one result out, another in, another bucket).
+    const emptied = [...new Set([
+      ...[...this.days.values()].filter((d) => d.results < 0 || d.latest_test_id === ''),
+      ...[...this.durations.values()].filter((d) => d.n < 0),
+    ].map((d) => `${d.project_id}\u0000${d.day}`))];
     for (const pd of emptied) {
       const [project, day] = pd.split('\u0000');
       await db.deleteFrom('insight_case_days').where('project_id', '=', project).where('day', '=', day).where('results', '<=', 0).execute();
