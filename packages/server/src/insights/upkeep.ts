@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
-import { writeMany } from '../db/bulk.js';
+import { forBulkWork, writeMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
 
@@ -186,17 +186,24 @@ export async function uncountRuns(db: AnyDb, runIds: string[]): Promise<void> {
 
 /**
  * The results of runs `(after, upTo]` (by id) that count, as the incremental upkeep counts them
- * (`countingResults`): per run and test case only the latest attempt's, a passed result whose case
- * failed in an earlier attempt of the run reading `flaky`; keyed by project, UTC day of the run
- * (`created_at`'s first ten characters) and branch ('' for none).
+ * (`countStoredResults`): every result of a run never re-run; of a re-run CI build's run, per test
+ * case only the latest attempt's (`countingResults`), a passed result whose case failed in an
+ * earlier attempt reading `flaky`. Keyed by project, UTC day of the run (`created_at`'s first ten
+ * characters) and branch ('' for none); `counts` says whether the row counts. Runs never re-run
+ * (nearly all) take no window: its sort of every result of the batch was most of the cost.
  */
 function countedResultsSql(after: string, upTo: string) {
+  const columns = sql`t.id, r.project_id, substr(r.created_at, 1, 10) as day, coalesce(r.branch, '') as branch, t.case_id, t.duration`;
   return sql`
-    select t.id, r.project_id, substr(r.created_at, 1, 10) as day, coalesce(r.branch, '') as branch, t.case_id, t.duration, t.run_attempt,
-      case when t.status = 'passed' and min(case when t.status = 'failed' then t.run_attempt end) over w < t.run_attempt then 'flaky' else t.status end as status,
-      max(t.run_attempt) over w as latest_attempt
+    select ${columns}, t.status, 1 as counts
     from runs r join tests t on t.run_id = r.id
-    where r.id > ${after} and r.id <= ${upTo}
+    where r.id > ${after} and r.id <= ${upTo} and r.current_attempt <= 1
+    union all
+    select ${columns},
+      case when t.status = 'passed' and min(case when t.status = 'failed' then t.run_attempt end) over w < t.run_attempt then 'flaky' else t.status end,
+      case when t.run_attempt = max(t.run_attempt) over w then 1 else 0 end
+    from runs r join tests t on t.run_id = r.id
+    where r.id > ${after} and r.id <= ${upTo} and r.current_attempt > 1
     window w as (partition by t.run_id, t.case_id)`;
 }
 
@@ -216,7 +223,7 @@ async function countRunRange(db: AnyDb, after: string, upTo: string): Promise<vo
   await sql`
     insert into insight_case_days (project_id, day, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id)
     select project_id, day, branch, case_id, count(*), ${countOf('passed')}, ${countOf('failed')}, ${countOf('flaky')}, ${countOf('skipped')}, max(id)
-    from (${counted}) c where run_attempt = latest_attempt
+    from (${counted}) c where counts = 1
     group by project_id, day, branch, case_id
     on conflict (project_id, day, branch, case_id) do update set
       results = insight_case_days.results + excluded.results, passed = insight_case_days.passed + excluded.passed,
@@ -227,7 +234,7 @@ async function countRunRange(db: AnyDb, after: string, upTo: string): Promise<vo
     insert into insight_case_durations (project_id, day, branch, case_id, bucket, n, total_ms)
     select project_id, day, branch, case_id, bucket, count(*), sum(duration)
     from (select c.*, ${bucketSql(db, d)} as bucket from (${counted}) c
-      where run_attempt = latest_attempt and status <> 'skipped' and not ${nearBucketEdgeSql(db, d)}) b
+      where counts = 1 and status <> 'skipped' and not ${nearBucketEdgeSql(db, d)}) b
     where true
     group by project_id, day, branch, case_id, bucket
     on conflict (project_id, day, branch, case_id, bucket) do update set
@@ -235,7 +242,7 @@ async function countRunRange(db: AnyDb, after: string, upTo: string): Promise<vo
   const { rows: edges } = await sql<{ project_id: string; day: string; branch: string; case_id: string; duration: number; n: number; total_ms: number }>`
     select project_id, day, branch, case_id, duration, count(*) as n, sum(duration) as total_ms
     from (${counted}) c
-    where run_attempt = latest_attempt and status <> 'skipped' and ${nearBucketEdgeSql(db, d)}
+    where counts = 1 and status <> 'skipped' and ${nearBucketEdgeSql(db, d)}
     group by project_id, day, branch, case_id, duration`.execute(db);
   if (edges.length === 0) return;
   const deltas = new Deltas();
@@ -251,6 +258,7 @@ async function countRunRange(db: AnyDb, after: string, upTo: string): Promise<vo
  * aggregates must be empty before (the migration creates them), and the caller owns the transaction.
  */
 export async function countAllResults(db: AnyDb, runsPerBatch = 2000): Promise<void> {
+  await forBulkWork(db);
   let after = '';
   for (;;) {
     const last = await db.selectFrom('runs').select('id').where('id', '>', after).orderBy('id').offset(runsPerBatch - 1).limit(1).executeTakeFirst();

@@ -100,6 +100,7 @@ export const sqlite: DialectSupport = {
   search: sqliteSearch,
   // better-sqlite3 builds SQLite with its math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
   log2: (value) => sql<number>`log2(${value})`,
+  forBulkWork: async () => {},
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
   maxBoundParams: MAX_BOUND_PARAMS,
   isUniqueViolation: (err) =>
