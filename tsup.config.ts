@@ -47,7 +47,7 @@ const configs: Options[] = [
   {
     ...common,
     name: 'server',
-    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts', testing: 'packages/server/src/testing/index.ts' },
+    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts', testing: 'packages/server/src/testing/index.ts', maintenance: 'packages/server/src/maintenance/index.ts' },
     outDir: 'packages/server/dist',
     esbuildPlugins: [workspaceExternal],
     external: ['@testreport/contract'],

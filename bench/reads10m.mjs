@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { generateDataset } from './lib/dataset.mjs';
-import { fillInsightsAggregates } from './lib/aggregates.mjs';
+import { aggregatesBytes, fillInsightsAggregates } from './lib/aggregates.mjs';
 import { fillErrorAggregates } from './lib/errorAggregates.mjs';
 import { percentile } from './lib/http.mjs';
 import { mb, openBenchDatabase } from './lib/database.mjs';
@@ -39,7 +39,22 @@ function endpoints(projectId, data) {
     'GET /search?in=output': [500, (i) => `/search?${p}&in=output&q=${enc(output(i))}`],
     'GET /search (all fields)': [500, (i) => `/search?${p}&q=${enc(errors(i))}`],
     'GET /insights?days=30': [300, () => `/insights?${p}&days=30`],
+    'GET /insights?days=30&branch=main': [300, () => `/insights?${p}&days=30&branch=main`],
   };
+}
+
+/** What one /insights answer holds, in a line: a timed answer must also be a full one. */
+async function insightsSummary(url, apiKey, log) {
+  const body = await (await fetch(url, { headers: { 'x-api-key': apiKey } })).json();
+  const withRuns = body.trend.filter((d) => d.runs > 0);
+  const top = (list, f) => list.slice(0, 2).map(f).join('; ') || 'none';
+  const s = {
+    daysWithRuns: withRuns.length, runs: withRuns.reduce((n, d) => n + d.runs, 0),
+    slowest: body.slowest.length, mostFailing: body.mostFailing.length, flakiest: body.flakiest.length, regressions: body.regressions.length,
+  };
+  log(`  answer: ${s.daysWithRuns} days with runs (${s.runs} runs, pass rate ${withRuns[0]?.passRate}–${withRuns.at(-1)?.passRate} %), slowest ${s.slowest} (${top(body.slowest, (x) => `${x.fullTitle} p50 ${x.p50} p95 ${x.p95} of ${x.results}`)}), most failing ${s.mostFailing} (${top(body.mostFailing, (x) => `${x.fullTitle} ${x.failures}/${x.results}`)}), flakiest ${s.flakiest} (${top(body.flakiest, (x) => `${x.fullTitle} ${x.flaky}/${x.results}`)}), regressions ${s.regressions}`);
+  if (!s.daysWithRuns || !s.slowest) log('  answer is EMPTY: the aggregates are missing or the window misses the history');
+  return s;
 }
 
 export async function benchReads10m({ quick, log: out, dbKind = 'sqlite', results: size }) {
@@ -66,15 +81,17 @@ export async function benchReads10m({ quick, log: out, dbKind = 'sqlite', result
       log(`dataset: generating ${fmt(runs * perRun)} results, load average ${load()}`);
       data = await generateDataset(dataDir, projectId, { runs, perRun }, db, (line) => log(`dataset: ${line} (load ${load()})`));
       const aggregates = await fillInsightsAggregates(dataDir, db, log);
-      if (aggregates) data.aggregatesSeconds = aggregates.seconds;
+      if (aggregates) Object.assign(data, { aggregatesSeconds: aggregates.seconds, aggregateRows: { days: aggregates.days, durations: aggregates.durations } });
       data.errorAggregatesSeconds = (await fillErrorAggregates(dataDir, db, log)).seconds;
       if (keep) writeFileSync(join(keep, 'dataset.json'), JSON.stringify({ projectId, apiKey, databaseUrl: db.databaseUrl, data }));
     }
     const sizeBytes = await db.sizeBytes();
     log(`dataset: ${fmt(data.results)} results (${runs} runs × ${perRun} tests, ${data.fingerprints.length} error groups) generated in ${data.seconds.toFixed(1)} s${data.aggregatesSeconds ? ` + insights aggregates ${data.aggregatesSeconds.toFixed(1)} s` : ''}; database ${mb(sizeBytes)}; load average ${load()}`);
+    const aggregateBytes = data.aggregatesSeconds ? await aggregatesBytes(dataDir, db).catch((err) => ({ error: err.message })) : undefined;
+    if (aggregateBytes) log(`dataset: insights aggregates take ${Object.entries(aggregateBytes).map(([t, b]) => `${t} ${typeof b === 'number' ? mb(b) : b}`).join(', ')} (tables with their indexes)`);
     const server = await startServer(dataDir, { db });
     const base = `${server.url}/api/v1`;
-    const result = { results: data.results, runs, perRun, samples, generationSeconds: data.seconds, databaseBytes: sizeBytes, regression: data.regression, endpoints: {} };
+    const result = { results: data.results, runs, perRun, samples, generationSeconds: data.seconds, aggregatesSeconds: data.aggregatesSeconds, aggregateRows: data.aggregateRows, aggregateBytes, databaseBytes: sizeBytes, regression: data.regression, endpoints: {} };
     try {
       // BENCH_ENDPOINTS=search,errors: only the endpoints whose names contain one of these.
       const only = process.env.BENCH_ENDPOINTS?.split(',');
@@ -106,6 +123,7 @@ export async function benchReads10m({ quick, log: out, dbKind = 'sqlite', result
           times.sort((a, b) => a - b);
           const r = { p50: percentile(times, 50), p99: percentile(times, 99), max: times[times.length - 1], samples: times.length, targetP99: target, loadAverage: [loadBefore, load()] };
           r.meetsTargets = r.p99 <= target;
+          if (name.startsWith('GET /insights')) r.answer = await insightsSummary(base + path(0), apiKey, log);
           result.endpoints[name] = r;
           log(`${name.padEnd(28)} p50 ${r.p50.toFixed(1).padStart(7)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  max ${r.max.toFixed(0)} ms  (${fmt(data.results)} results, ${times.length} requests${times.length < samples ? ' (time budget)' : ''}; target p99 ≤ ${target}: ${r.meetsTargets ? 'meets target' : 'misses target'}; load ${loadBefore} → ${load()})`);
         } catch (err) {

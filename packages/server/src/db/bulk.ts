@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { dialectOf, type Db } from './database.js';
 import type { Database as Schema } from './schema.js';
 import type { BuildWrite } from './perRow.js';
@@ -21,3 +21,6 @@ export function insertMany<T extends keyof Schema & string>(db: Db, table: T, ro
 export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<R[]> {
   return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement, shape)) as R[];
 }
+
+/** Readies the current transaction for statements that group millions of rows (DialectSupport.forBulkWork). */
+export const forBulkWork = (db: Kysely<any>): Promise<void> => dialectOf(db).forBulkWork(db);

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
+import type { Dialect, Expression, Kysely, KyselyPlugin, RawBuilder } from 'kysely';
 import type { BuildWrite } from './perRow.js';
 import type { SearchSupport } from './search.js';
 
@@ -51,6 +51,20 @@ export interface DialectSupport {
    * `shape` names the statement for a dialect that can keep it compiled (`perRow.ts`).
    */
   writeMany(db: Kysely<any>, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<unknown[]>;
+  /**
+   * The base-2 logarithm of a positive double, as a double (db/math.ts). SQLite has `log2()`;
+   * PostgreSQL has none for doubles (its `log(2, x)` is numeric: exact but far slower per row), so
+   * there it is `ln(x) / ln(2)`. Either is within a few units in the last place of the true value,
+   * not bit-equal to JavaScript's `Math.log2`: callers that must agree with it exactly check for
+   * values near where it matters (insights/upkeep.ts).
+   */
+  log2(value: Expression<number>): RawBuilder<number>;
+  /**
+   * Readies the current transaction for a few statements that group millions of rows (a rebuild,
+   * db/bulk.ts `forBulkWork`). PostgreSQL's default 4 MB per sort or hash made such a GROUP BY sort
+   * on disk, three times slower than hashing in memory; SQLite has nothing to change.
+   */
+  forBulkWork(db: Kysely<any>): Promise<void>;
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
   /**

@@ -3,11 +3,33 @@
  * bucket holding its count and the sum of its durations. Bucket 0 is [0, 1) ms; bucket k ≥ 1 is
  * [2^((k-1)/16), 2^(k/16)) ms, so a bucket's upper bound is 2^(1/16) ≈ 1.044 times its lower one.
  */
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { log2 } from '../db/math.js';
+
 export const BUCKETS_PER_DOUBLING = 16;
 
 export function bucketOf(durationMs: number): number {
   if (!(durationMs >= 1)) return 0;
   return 1 + Math.floor(Math.log2(durationMs) * BUCKETS_PER_DOUBLING);
+}
+
+/**
+ * How far from a bucket edge `16 · log2(d)` must be for SQL's logarithm to bucket `d` as `bucketOf`
+ * does. Both logarithms are within a few units in the last place (≈ 1e-11 at 16 · log2 of the largest
+ * double); on the edge they may round to either side, so a value this near an edge is left to
+ * `bucketOf` itself: among whole milliseconds that is the powers of two only.
+ */
+const EDGE_MARGIN = 1e-6;
+
+/** `bucketOf(duration)` in SQL, for a duration ≥ 1 not near a bucket edge (`nearBucketEdgeSql`); 0 below 1. */
+export function bucketSql(db: Kysely<any>, duration: Expression<number>): RawBuilder<number> {
+  return sql<number>`case when ${duration} < 1 then 0 else 1 + cast(floor(${log2(db, duration)} * ${sql.lit(BUCKETS_PER_DOUBLING)}) as integer) end`;
+}
+
+/** Whether `bucketSql` may differ from `bucketOf` for this duration (≥ 1 and near an edge). */
+export function nearBucketEdgeSql(db: Kysely<any>, duration: Expression<number>): RawBuilder<boolean> {
+  const x = sql`(${log2(db, duration)} * ${sql.lit(BUCKETS_PER_DOUBLING)})`;
+  return sql<boolean>`(${duration} >= 1 and abs(${x} - round(${x})) < ${sql.lit(EDGE_MARGIN)})`;
 }
 
 export interface BucketCount {

@@ -28,6 +28,11 @@ const POOL_SIZE = 10;
 export const postgres: DialectSupport = {
   name: 'postgres',
   search: postgresSearch,
+  log2: (value) => sql<number>`(ln((${value})::float8) / ln(2::float8))`,
+  // `set local`: for the rest of the caller's transaction only (outside one it does nothing).
+  forBulkWork: async (db) => {
+    await sql`set local work_mem = '256MB'`.execute(db);
+  },
   handles: (url) => /^postgres(ql)?:\/\//i.test(url),
   maxBoundParams: 65_535,
   // 23505 unique_violation (a primary key is a unique index too).

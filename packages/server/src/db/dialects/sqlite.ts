@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { SqliteDialect, SqliteQueryCompiler, type Kysely, type SqliteDatabase, type SelectQueryNode } from 'kysely';
+import { SqliteDialect, SqliteQueryCompiler, sql, type Kysely, type SqliteDatabase, type SelectQueryNode } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { sqliteSearch } from './sqliteSearch.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
@@ -100,6 +100,9 @@ const NO_ROWS: unknown[] = [];
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   search: sqliteSearch,
+  // better-sqlite3 builds SQLite with its math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
+  log2: (value) => sql<number>`log2(${value})`,
+  forBulkWork: async () => {},
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
   maxBoundParams: MAX_BOUND_PARAMS,
   isUniqueViolation: (err) =>

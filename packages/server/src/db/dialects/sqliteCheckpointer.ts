@@ -77,8 +77,9 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
   let failing = false;
   let exited: Promise<void> = Promise.resolve();
   let restart: NodeJS.Timeout | undefined;
+  let thread: Worker | undefined;
   const spawn = () => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } });
+    const worker = (thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } }));
     // Never what keeps a process alive; while it is down, SQLite's own checkpoints (the fallback) remain.
     worker.unref();
     worker.on('message', (m: { failed?: string; checkpointed?: boolean }) => {
@@ -112,6 +113,10 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
       clearTimeout(restart);
       Atomics.store(signal, STOP, 1);
       Atomics.notify(signal, COMMITS);
+      // Waited for, the thread must keep the process alive: unref'd, a thread still checkpointing a
+      // large WAL left the event loop empty, and Node ended the process silently (exit code 13 under
+      // a top-level await) in the middle of `close()` — the bench's silent exit (issue 27).
+      thread?.ref();
       await exited;
     },
   };
