@@ -65,6 +65,11 @@ describe('JSON request bodies under the real server', () => {
     expect(res.status).toBe(413);
   });
 
+  it('answers a DELETE without a body (no Content-Length) instead of waiting for one', async () => {
+    const res = await t.api('DELETE', '/tests/00000000-0000-7000-8000-000000000000/snapshots/accept', { auth: t.apiKey });
+    expect(res.status).toBe(404);
+  });
+
   it('keeps serving after a client went away in the middle of a body', async () => {
     await new Promise<void>((resolve) => {
       const req = httpRequest(`${t.url}/api/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.apiKey, 'content-length': 1000 } });

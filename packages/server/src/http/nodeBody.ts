@@ -12,7 +12,9 @@ import type { Context } from 'hono';
 /** The Node request whose body nobody has started reading, or undefined (not under @hono/node-server, or already read). */
 export function unreadIncoming(c: Context): IncomingMessage | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming && typeof incoming.on === 'function' && !incoming.readableDidRead ? incoming : undefined;
+  // Ended without being read: a request without a body (a DELETE without Content-Length) whose end
+  // was already seen; waiting for another 'end' would hang, so the WHATWG path answers ('').
+  return incoming && typeof incoming.on === 'function' && !incoming.readableDidRead && !incoming.readableEnded ? incoming : undefined;
 }
 
 /** @hono/node-server gives GET, HEAD and TRACE requests no body; every other method gets the socket's stream. */
