@@ -1,6 +1,9 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { readdirSync, statSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { newId } from '../lib/ids.js';
 import type { TestServer } from './harness.js';
 
@@ -104,6 +107,8 @@ export interface UploadOptions {
   headers?: Record<string, string>;
   /** Aborts the request mid-body (the client disconnects). */
   signal?: AbortSignal;
+  /** Sends over node:http instead of fetch (see uploadViaNodeHttp). */
+  viaNodeHttp?: boolean;
 }
 
 /** POST /upload as a streamed multipart body, fields first (as the SDK sends them). */
@@ -124,6 +129,7 @@ export async function upload(t: TestServer, opts: UploadOptions) {
     if (opts.fileFirst) yield* fieldParts;
     yield Buffer.from(`--${boundary}--\r\n`);
   }
+  if (opts.viaNodeHttp) return uploadViaNodeHttp(t, opts, boundary, body());
   const iterator = body();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -141,6 +147,23 @@ export async function upload(t: TestServer, opts: UploadOptions) {
   } as RequestInit);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/**
+ * The same request over node:http, which sends each chunk and lets it go: undici's fetch keeps every
+ * chunk of a streamed request body until the response, which a test measuring the server's memory
+ * in the same process would count as the server's.
+ */
+async function uploadViaNodeHttp(t: TestServer, opts: UploadOptions, boundary: string, body: AsyncGenerator<Buffer>) {
+  const headers = { 'X-API-Key': opts.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...opts.headers };
+  const req = request(`${t.baseUrl}/upload`, { method: 'POST', headers, signal: opts.signal });
+  const answered = new Promise<IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
+  // A 4xx may come before the body is sent; the pipeline's own error then says nothing the answer doesn't.
+  pipeline(Readable.from(body), req).catch(() => {});
+  const res = await answered;
+  let text = '';
+  for await (const c of res) text += c;
+  return { status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, headers: new Headers(res.headers as Record<string, string>) };
 }
 
 /** A run row written directly, so artifact and webhook tests do not depend on the runs service. */
