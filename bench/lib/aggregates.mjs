@@ -16,7 +16,8 @@ export async function fillInsightsAggregates(dataDir, db, log) {
     log?.('dataset: insights aggregates NOT built: packages/server/dist/maintenance.js is missing (npm run build); GET /insights is skipped');
     return null;
   }
-  const { rebuildInsightsAggregates } = await import(entry);
+  const maintenance = await import(entry);
+  const { rebuildInsightsAggregates } = maintenance;
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const rows = await rebuildInsightsAggregates(db?.databaseUrl ?? join(dataDir, 'testreport.db'));
@@ -25,7 +26,26 @@ export async function fillInsightsAggregates(dataDir, db, log) {
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = db?.databaseUrl ? undefined : (cpu.user + cpu.system) / 1e6;
   log?.(`dataset: insights aggregates rebuilt in ${seconds.toFixed(1)} s${cpuSeconds === undefined ? '' : ` (${cpuSeconds.toFixed(1)} s CPU)`} (${rows.days.toLocaleString('en-US')} day rows, ${rows.durations.toLocaleString('en-US')} duration rows; load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
-  return { seconds, cpuSeconds, ...rows };
+  // Folded as the server's job does at start (insights/rollup.ts), timed apart, before the server
+  // starts: its first timed reads must not race its own first fold.
+  let folded;
+  if (typeof maintenance.foldInsightsAggregates === 'function') {
+    const f0 = performance.now();
+    const r = await maintenance.foldInsightsAggregates(db?.databaseUrl ?? join(dataDir, 'testreport.db'));
+    folded = { seconds: (performance.now() - f0) / 1000, ...r };
+    log?.(`dataset: insights aggregates folded in ${folded.seconds.toFixed(1)} s (${r.moved.toLocaleString('en-US')} upkeep rows into ${r.rollups.toLocaleString('en-US')} rollup rows)`);
+  }
+  return { seconds, cpuSeconds, ...rows, folded };
+}
+
+/** Folds a kept history's insights aggregates (after a build that folds them is first used on it). */
+export async function foldKeptAggregates(dataDir, db, log) {
+  if (!existsSync(entry)) return;
+  const maintenance = await import(entry);
+  if (typeof maintenance.foldInsightsAggregates !== 'function') return;
+  const f0 = performance.now();
+  const r = await maintenance.foldInsightsAggregates(db?.databaseUrl ?? join(dataDir, 'testreport.db'));
+  log?.(`dataset: insights aggregates folded in ${((performance.now() - f0) / 1000).toFixed(1)} s (${r.moved.toLocaleString('en-US')} upkeep rows into ${r.rollups.toLocaleString('en-US')} rollup rows)`);
 }
 
 /**
@@ -33,7 +53,7 @@ export async function fillInsightsAggregates(dataDir, db, log) {
  * SQLite from the dbstat table (pages of each table and of its indexes), PostgreSQL from pg_total_relation_size.
  */
 export async function aggregatesBytes(dataDir, db) {
-  const tables = ['insight_case_days', 'insight_case_durations'];
+  const tables = ['insight_case_days', 'insight_case_durations', 'insight_rollups'];
   if (db?.databaseUrl) {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: db.databaseUrl });

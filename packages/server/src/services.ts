@@ -22,6 +22,7 @@ import { createMeService } from './me/service.js';
 import { createMemberService } from './members/service.js';
 import { createProjectService } from './projects/service.js';
 import { createRetentionService } from './retention/service.js';
+import { createInsightRollupJob } from './insights/rollupJob.js';
 import { createRunCompare } from './runs/compare.js';
 import { createRunComparison } from './runs/comparison.js';
 import { createRunOverview } from './runs/overview.js';
@@ -45,6 +46,7 @@ export function createServices(deps: Deps) {
   const sessions = createSessionService(createSessionRepo(db), config);
   const apiKeys = createApiKeyService(createApiKeyRepo(db), deps.authz, config);
   const retention = createRetentionService(deps);
+  const insightRollup = createInsightRollupJob(deps);
   const runSummaries = createRunSummaries(deps, projects.internal);
   const webhooks = createWebhookService(deps, runSummaries);
   const runs = createRunService(deps);
@@ -76,6 +78,7 @@ export function createServices(deps: Deps) {
     errorGroups,
     search: createSearchService(deps),
     insights: createInsightService(deps),
+    insightRollup,
     shardPlan: createShardPlanService(deps),
     artifacts: createArtifactService(deps),
     baselines: createBaselineService(deps),
@@ -85,7 +88,7 @@ export function createServices(deps: Deps) {
     bootstrap: createBootstrapService({ users, teams, projects, apiKeys }),
     idempotency: createIdempotencyService(db, createIdempotencyRepo(db), config),
     rateLimiter: createRateLimiter(config.now, sharedByServers(db) ? createDatabaseCounter(db) : createMemoryCounter()),
-    jobs: [retention.job, webhooks.job, shardTimeouts.job].filter((j): j is BackgroundJob => j !== undefined),
+    jobs: [retention.job, webhooks.job, shardTimeouts.job, insightRollup.job].filter((j): j is BackgroundJob => j !== undefined),
   };
   return services;
 }

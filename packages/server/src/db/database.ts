@@ -18,6 +18,7 @@ import * as m017 from './migrations/017_insights.js';
 import * as m018 from './migrations/018_search_by_case.js';
 import * as m019 from './migrations/019_error_group_aggregates.js';
 import * as m021 from './migrations/021_insights_lean.js';
+import * as m022 from './migrations/022_insight_rollups.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -57,6 +58,7 @@ const migrations: Record<string, DialectMigration> = {
   '018_search_by_case': m018,
   '019_error_group_aggregates': m019,
   '021_insights_lean': m021,
+  '022_insight_rollups': m022,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(

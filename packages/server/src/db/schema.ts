@@ -71,6 +71,8 @@ export interface SnapshotAcceptancesTable { test_id: string; name: string; run_i
 export interface InsightCaseDaysTable { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
 /** Durations of the non-skipped results of a case-day, by log-scale bucket (insights/buckets.ts). */
 export interface InsightCaseDurationsTable { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
+/** The insights aggregates folded per case and day (migration 022, insights/rollup.ts); `all_branches` 1: every branch, `branch` ''. */
+export interface InsightRollupsTable { project_id: string; all_branches: number; branch: string; day: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string; histogram: Buffer }
 /** Error-group aggregates (migration 019, errorGroups/upkeep.ts): per project, fingerprint, run, UTC day of the result and branch ('' for none). */
 export interface ErrorGroupRunsTable { project_id: string; fingerprint: string; run_id: string; day: string; branch: string; occurrences: number; first_id: string; last_id: string }
 /** Per project, fingerprint, test case, UTC day and branch: occurrences and the case's newest occurrence. */
@@ -107,6 +109,7 @@ export interface Database {
   snapshot_acceptances: SnapshotAcceptancesTable;
   insight_case_days: InsightCaseDaysTable;
   insight_case_durations: InsightCaseDurationsTable;
+  insight_rollups: InsightRollupsTable;
   error_group_runs: ErrorGroupRunsTable;
   error_group_cases: ErrorGroupCasesTable;
   error_group_totals: ErrorGroupTotalsTable;

@@ -23,7 +23,7 @@ const EDGES = [0, 0.5, 0.999, 1, 2, 1024, 1.2968395546510096, 7.999999999999998,
 const spec = (name: string, over: Record<string, unknown> = {}) => ({ title: name, fullTitle: `mixed > ${name}`, filePath: `tests/${name}.spec.ts`, ...over });
 
 beforeAll(async () => {
-  t = await startTestServer({ now: () => clock });
+  t = await startTestServer({ now: () => clock, backgroundJobs: false });
   const other = await t.createOtherTenant();
   for (let i = 0; i < 12; i++) {
     clock = new Date(Date.UTC(2026, 10, 2 + Math.floor(i / 3), 8 + i));

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import { ownedBy } from '../owners/filter.js';
 import type { BucketCount } from './buckets.js';
+import { addTo, bucketCounts, decodeInto, type Histogram } from './histogram.js';
 
 export interface WindowFilter {
   projectId: string;
@@ -24,25 +25,43 @@ export interface CaseCounts {
 }
 
 /**
- * Reads of the insights aggregates (insights/upkeep.ts keeps them). Every read is one range of the
- * aggregates' primary key (project, day…); results are never read, only the few listed tests' names.
+ * Reads of the insights aggregates (insights/upkeep.ts keeps them, insights/rollup.ts folds them).
+ * Every read adds the folded rows (`insight_rollups`) to the rows the upkeep wrote since the last
+ * fold, in one statement, so a fold committing meanwhile never counts a result twice or not at all.
+ * Each is a range of a primary key (project, scope, day…); results are never read, only the few
+ * listed tests' names.
  */
 export function createInsightRepo(db: Db) {
-  /** Rows of `table` in the window; with `owner`, only cases whose latest result that owner owns. */
+  const any = db as unknown as Kysely<any>;
+  const owned = (f: WindowFilter) =>
+    db.selectFrom('test_cases').select('test_cases.id').where('test_cases.project_id', '=', f.projectId).where(ownedBy(f.owner!, 'test_cases.owners'));
+  /** Upkeep rows of `table` in the window; with `owner`, only cases whose latest result that owner owns. */
   // Both tables share the key columns the filters use; untyped here, typed where rows are read.
   const inWindow = (table: 'insight_case_days' | 'insight_case_durations', f: WindowFilter) => {
-    let q = (db as unknown as Kysely<any>).selectFrom(table).where('project_id', '=', f.projectId).where('day', '>=', f.from).where('day', '<=', f.to);
+    let q = any.selectFrom(table).where('project_id', '=', f.projectId).where('day', '>=', f.from).where('day', '<=', f.to);
     if (f.branch !== undefined) q = q.where('branch', '=', f.branch);
-    if (f.owner !== undefined) {
-      const owner = f.owner;
-      q = q.where('case_id', 'in', db.selectFrom('test_cases').select('test_cases.id').where('test_cases.project_id', '=', f.projectId).where(ownedBy(owner, 'test_cases.owners')));
-    }
+    if (f.owner !== undefined) q = q.where('case_id', 'in', owned(f));
     return q;
   };
+  /** Folded rows in the window: the every-branch rows, or the branch's. */
+  const foldedInWindow = (f: WindowFilter) => {
+    let q = any
+      .selectFrom('insight_rollups')
+      .where('project_id', '=', f.projectId)
+      .where('all_branches', '=', f.branch === undefined ? 1 : 0)
+      .where('branch', '=', f.branch ?? '')
+      .where('day', '>=', f.from)
+      .where('day', '<=', f.to);
+    if (f.owner !== undefined) q = q.where('case_id', 'in', owned(f));
+    return q;
+  };
+  const COUNTS = ['case_id', 'day', 'results', 'passed', 'failed', 'flaky', 'skipped', 'latest_test_id'] as const;
+  const counts = (f: WindowFilter) => inWindow('insight_case_days', f).select(COUNTS).unionAll(foldedInWindow(f).select(COUNTS)).as('c');
 
   return {
     async caseCounts(f: WindowFilter): Promise<CaseCounts[]> {
-      const rows = await inWindow('insight_case_days', f)
+      const rows = await any
+        .selectFrom(counts(f))
         .select((eb) => [
           'case_id',
           eb.fn.sum<number>('results').as('results'),
@@ -54,14 +73,17 @@ export function createInsightRepo(db: Db) {
         ])
         .groupBy('case_id')
         .execute();
-      return rows.map((r: Record<string, any>) => ({
-        caseId: r.case_id, results: Number(r.results), passed: Number(r.passed), failed: Number(r.failed), flaky: Number(r.flaky), skipped: Number(r.skipped), latestTestId: r.latest,
-      }));
+      return rows
+        .map((r: Record<string, any>) => ({
+          caseId: r.case_id, results: Number(r.results), passed: Number(r.passed), failed: Number(r.failed), flaky: Number(r.flaky), skipped: Number(r.skipped), latestTestId: r.latest,
+        }))
+        .filter((c) => c.results > 0);
     },
 
     /** Results and passed results per day (the trend's pass rate). */
     async dayCounts(f: WindowFilter): Promise<Map<string, { results: number; passed: number }>> {
-      const rows = await inWindow('insight_case_days', f)
+      const rows = await any
+        .selectFrom(counts(f))
         .select((eb) => ['day', eb.fn.sum<number>('results').as('results'), eb.fn.sum<number>('passed').as('passed')])
         .groupBy('day')
         .execute();
@@ -74,17 +96,26 @@ export function createInsightRepo(db: Db) {
       // expressions by text, and two bound parameters would be two different expressions.
       if (!/^\d{4}-\d{2}-\d{2}$/.test(splitDay)) throw new Error(`not a day: ${splitDay}`);
       const after = sql<number>`case when day >= ${sql.lit(splitDay)} then 1 else 0 end`;
-      const rows = await inWindow('insight_case_durations', f)
-        .select((eb) => ['case_id', sql<number>`bucket`.as('bucket'), after.as('after'), eb.fn.sum<number>(sql`n`).as('n'), eb.fn.sum<number>(sql`total_ms`).as('total')])
-        .groupBy(['case_id', sql`bucket`, after])
+      // Folded rows first: PostgreSQL takes each column's type from the branches that have one.
+      const rows = await foldedInWindow(f)
+        .select([
+          'case_id', after.as('after'), sql<number>`null`.as('bucket'), sql<number>`null`.as('n'), sql<number>`null`.as('total'), 'histogram',
+        ])
+        .unionAll(
+          inWindow('insight_case_durations', f)
+            .select((eb) => ['case_id', after.as('after'), sql<number>`bucket`.as('bucket'), eb.fn.sum<number>(sql`n`).as('n'), eb.fn.sum<number>(sql`total_ms`).as('total'), sql`null`.as('histogram')])
+            .groupBy(['case_id', sql`bucket`, after]) as any,
+        )
         .execute();
-      const out = new Map<string, { before: BucketCount[]; after: BucketCount[] }>();
+      const byCase = new Map<string, { before: Histogram; after: Histogram }>();
       for (const r of rows as Record<string, any>[]) {
-        let h = out.get(r.case_id);
-        if (!h) out.set(r.case_id, (h = { before: [], after: [] }));
-        (Number(r.after) === 1 ? h.after : h.before).push({ bucket: Number(r.bucket), n: Number(r.n), totalMs: Number(r.total) });
+        let h = byCase.get(r.case_id);
+        if (!h) byCase.set(r.case_id, (h = { before: new Map(), after: new Map() }));
+        const into = Number(r.after) === 1 ? h.after : h.before;
+        if (r.histogram) decodeInto(into, r.histogram);
+        else addTo(into, Number(r.bucket), Number(r.n), Number(r.total));
       }
-      return out;
+      return new Map([...byCase].map(([caseId, h]) => [caseId, { before: bucketCounts(h.before), after: bucketCounts(h.after) }]));
     },
 
     /** Runs created in the window (creation time and wall time), for the trend's run counts and medians. */

@@ -33,8 +33,8 @@ export interface ResultRow {
   duration: number;
 }
 
-interface DayDelta { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
-interface DurationDelta { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
+export interface DayDelta { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
+export interface DurationDelta { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
 
 const DAY_ROWS = rowsPerStatement(10, 500);
 const DURATION_ROWS = rowsPerStatement(7, 500);
@@ -81,40 +81,53 @@ class Deltas {
   }
 
   async apply(db: AnyDb) {
-    const days = byKey(this.days).filter((d) => d.results !== 0 || d.latest_test_id !== '');
-    const durations = byKey(this.durations).filter((d) => d.n !== 0);
-    await writeMany(db, days as unknown as Record<string, unknown>[], (part) =>
-      db
-        .insertInto('insight_case_days')
-        .values(part as unknown as DayDelta[])
-        .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id']).doUpdateSet((eb) => ({
-          results: eb('insight_case_days.results', '+', eb.ref('excluded.results')),
-          passed: eb('insight_case_days.passed', '+', eb.ref('excluded.passed')),
-          failed: eb('insight_case_days.failed', '+', eb.ref('excluded.failed')),
-          flaky: eb('insight_case_days.flaky', '+', eb.ref('excluded.flaky')),
-          skipped: eb('insight_case_days.skipped', '+', eb.ref('excluded.skipped')),
-          latest_test_id: eb.case().when('excluded.latest_test_id', '>', eb.ref('insight_case_days.latest_test_id')).then(eb.ref('excluded.latest_test_id')).else(eb.ref('insight_case_days.latest_test_id')).end(),
-        }))), DAY_ROWS, 'insight_case_days upsert');
-    await writeMany(db, durations as unknown as Record<string, unknown>[], (part) =>
-      db
-        .insertInto('insight_case_durations')
-        .values(part as unknown as DurationDelta[])
-        .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id', 'bucket']).doUpdateSet((eb) => ({
-          n: eb('insight_case_durations.n', '+', eb.ref('excluded.n')),
-          total_ms: eb('insight_case_durations.total_ms', '+', eb.ref('excluded.total_ms')),
-        }))), DURATION_ROWS, 'insight_case_durations upsert');
+    await addDays(db, byKey(this.days).filter((d) => d.results !== 0 || d.latest_test_id !== ''));
+    await addDurations(db, byKey(this.durations).filter((d) => d.n !== 0));
     // A subtraction can empty a row: it goes, so reads never see zero rows pile up. A re-run can
     // empty a duration row while its day row only changes (one result out, another in, another bucket).
+    // A row below zero stays: it takes results out of a day already folded (insights/rollup.ts), as
+    // does a duration row whose count is back to zero but not its sum (one duration out, another in).
     const emptied = [...new Set([
       ...[...this.days.values()].filter((d) => d.results < 0 || d.latest_test_id === ''),
       ...[...this.durations.values()].filter((d) => d.n < 0),
     ].map((d) => `${d.project_id}\u0000${d.day}`))];
     for (const pd of emptied) {
       const [project, day] = pd.split('\u0000');
-      await db.deleteFrom('insight_case_days').where('project_id', '=', project).where('day', '=', day).where('results', '<=', 0).execute();
-      await db.deleteFrom('insight_case_durations').where('project_id', '=', project).where('day', '=', day).where('n', '<=', 0).execute();
+      await db.deleteFrom('insight_case_days').where('project_id', '=', project).where('day', '=', day).where('results', '=', 0).where('passed', '=', 0).where('failed', '=', 0).where('flaky', '=', 0).where('skipped', '=', 0).execute();
+      await db.deleteFrom('insight_case_durations').where('project_id', '=', project).where('day', '=', day).where('n', '=', 0).where(sql`abs(total_ms)`, '<', 1e-6).execute();
     }
   }
+}
+
+/**
+ * Adds day rows to `insight_case_days` (increments, so concurrent batches of several servers add up
+ * instead of overwriting each other); rows in key order, so they lock rows in one order.
+ */
+export async function addDays(db: AnyDb, days: readonly DayDelta[]): Promise<void> {
+  await writeMany(db, days as unknown as Record<string, unknown>[], (part) =>
+    db
+      .insertInto('insight_case_days')
+      .values(part as unknown as DayDelta[])
+      .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id']).doUpdateSet((eb) => ({
+        results: eb('insight_case_days.results', '+', eb.ref('excluded.results')),
+        passed: eb('insight_case_days.passed', '+', eb.ref('excluded.passed')),
+        failed: eb('insight_case_days.failed', '+', eb.ref('excluded.failed')),
+        flaky: eb('insight_case_days.flaky', '+', eb.ref('excluded.flaky')),
+        skipped: eb('insight_case_days.skipped', '+', eb.ref('excluded.skipped')),
+        latest_test_id: eb.case().when('excluded.latest_test_id', '>', eb.ref('insight_case_days.latest_test_id')).then(eb.ref('excluded.latest_test_id')).else(eb.ref('insight_case_days.latest_test_id')).end(),
+      }))), DAY_ROWS, 'insight_case_days upsert');
+}
+
+/** Adds histogram rows to `insight_case_durations`, as `addDays`. */
+export async function addDurations(db: AnyDb, durations: readonly DurationDelta[]): Promise<void> {
+  await writeMany(db, durations as unknown as Record<string, unknown>[], (part) =>
+    db
+      .insertInto('insight_case_durations')
+      .values(part as unknown as DurationDelta[])
+      .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id', 'bucket']).doUpdateSet((eb) => ({
+        n: eb('insight_case_durations.n', '+', eb.ref('excluded.n')),
+        total_ms: eb('insight_case_durations.total_ms', '+', eb.ref('excluded.total_ms')),
+      }))), DURATION_ROWS, 'insight_case_durations upsert');
 }
 
 const counted = (rows: ResultRow[]) => countingResults(rows);

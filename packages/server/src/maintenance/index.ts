@@ -1,5 +1,6 @@
-import { openDatabase } from '../db/database.js';
+import { migrateToLatest, openDatabase } from '../db/database.js';
 import { countAllResults } from '../insights/upkeep.js';
+import { foldProject } from '../insights/rollup.js';
 
 /**
  * Maintenance work on a migrated database for tools outside the server process — the bench's
@@ -16,6 +17,7 @@ export async function rebuildInsightsAggregates(databaseUrl: string): Promise<{ 
   const { db, close } = openDatabase(databaseUrl);
   try {
     await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('insight_rollups').execute();
       await trx.deleteFrom('insight_case_durations').execute();
       await trx.deleteFrom('insight_case_days').execute();
       await countAllResults(trx);
@@ -23,6 +25,24 @@ export async function rebuildInsightsAggregates(databaseUrl: string): Promise<{ 
     const count = async (table: 'insight_case_days' | 'insight_case_durations') =>
       Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     return { days: await count('insight_case_days'), durations: await count('insight_case_durations') };
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * Folds the insights aggregates into their rollups (insights/rollup.ts), as a server's job does at
+ * start and every minute; a day per transaction, after bringing the schema up to date (a history kept
+ * from an older build). Returns the upkeep rows moved and the rollup rows made.
+ */
+export async function foldInsightsAggregates(databaseUrl: string): Promise<{ moved: number; rollups: number }> {
+  const { db, close } = openDatabase(databaseUrl);
+  try {
+    await migrateToLatest(db);
+    let moved = 0;
+    for (const p of await db.selectFrom('projects').select('id').execute()) moved += await foldProject(db, p.id);
+    const rollups = Number((await db.selectFrom('insight_rollups').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    return { moved, rollups };
   } finally {
     await close();
   }

@@ -1,0 +1,39 @@
+import type { BucketCount } from './buckets.js';
+
+/**
+ * A duration histogram as one value (insight_rollups.histogram): per bucket with a count or a sum,
+ * 14 bytes — bucket (uint16), count (int32), sum of durations in ms (float64), little-endian, in
+ * bucket order. A day of a case fills at most a few dozen buckets, so a row stays under 1 KB.
+ */
+const ENTRY = 14;
+
+export type Histogram = Map<number, { n: number; totalMs: number }>;
+
+export function addTo(h: Histogram, bucket: number, n: number, totalMs: number): void {
+  const e = h.get(bucket);
+  if (e) {
+    e.n += n;
+    e.totalMs += totalMs;
+  } else h.set(bucket, { n, totalMs });
+}
+
+export function encode(h: Histogram): Buffer {
+  const entries = [...h.entries()].filter(([, e]) => e.n !== 0 || e.totalMs !== 0).sort(([a], [b]) => a - b);
+  const out = Buffer.alloc(entries.length * ENTRY);
+  let at = 0;
+  for (const [bucket, e] of entries) {
+    out.writeUInt16LE(bucket, at);
+    out.writeInt32LE(e.n, at + 2);
+    out.writeDoubleLE(e.totalMs, at + 6);
+    at += ENTRY;
+  }
+  return out;
+}
+
+/** Adds the histogram packed in `bytes` to `h`. */
+export function decodeInto(h: Histogram, bytes: Uint8Array): void {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at + ENTRY <= b.length; at += ENTRY) addTo(h, b.readUInt16LE(at), b.readInt32LE(at + 2), b.readDoubleLE(at + 6));
+}
+
+export const bucketCounts = (h: Histogram): BucketCount[] => [...h.entries()].map(([bucket, e]) => ({ bucket, n: e.n, totalMs: e.totalMs }));
