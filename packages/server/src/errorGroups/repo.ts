@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
@@ -80,21 +80,17 @@ export function createErrorGroupRepo(db: Db, via: 'auto' | 'scan' = 'auto') {
     fingerprint: r.error_fingerprint!, occurrences: Number(r.n), tests: Number(r.tests), runs: Number(r.runs), firstId: r.first_id, lastId: r.last_id,
   });
 
-  // The aggregates' rows matching day-aligned filters (a day is the first 10 characters of a bound).
-  const runRows = (f: OccurrenceFilters) => {
-    let q = db.selectFrom('error_group_runs').where('project_id', '=', f.projectId);
-    if (f.since) q = q.where('day', '>=', f.since.slice(0, 10));
-    if (f.until) q = q.where('day', '<', f.until.slice(0, 10));
-    if (f.branch) q = q.where('branch', '=', f.branch);
-    return q;
-  };
-  const caseRows = (f: OccurrenceFilters) => {
-    let q = db.selectFrom('error_group_cases').where('project_id', '=', f.projectId);
-    if (f.since) q = q.where('day', '>=', f.since.slice(0, 10));
-    if (f.until) q = q.where('day', '<', f.until.slice(0, 10));
-    if (f.branch) q = q.where('branch', '=', f.branch);
-    return q;
-  };
+  // The aggregates' rows matching day-aligned filters (a day is the first 10 characters of a bound);
+  // both tables have the (project_id, day, branch) columns these name.
+  const dayFilters = (f: OccurrenceFilters) => (eb: ExpressionBuilder<any, any>) =>
+    eb.and([
+      eb('project_id', '=', f.projectId),
+      ...(f.since ? [eb('day', '>=', f.since.slice(0, 10))] : []),
+      ...(f.until ? [eb('day', '<', f.until.slice(0, 10))] : []),
+      ...(f.branch ? [eb('branch', '=', f.branch)] : []),
+    ]);
+  const runRows = (f: OccurrenceFilters) => db.selectFrom('error_group_runs').where(dayFilters(f));
+  const caseRows = (f: OccurrenceFilters) => db.selectFrom('error_group_cases').where(dayFilters(f));
   const summed = (f: OccurrenceFilters) =>
     runRows(f)
       .select((eb) => [
