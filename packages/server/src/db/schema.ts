@@ -72,6 +72,8 @@ export interface InsightCaseDaysTable { project_id: string; day: string; branch:
 /** Durations of the non-skipped results of a case-day, by log-scale bucket (insights/buckets.ts). */
 export interface InsightCaseDurationsTable { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
 /** The insights aggregates folded per case and day (migration 022, insights/rollup.ts); `all_branches` 1: every branch, `branch` ''. */
+/** What stored batches added to the insights, not yet folded (migration 022, insights/upkeep.ts). */
+export interface InsightPendingTable { id: Generated<number>; project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string; histogram: Buffer }
 export interface InsightRollupsTable { project_id: string; all_branches: number; branch: string; day: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string; histogram: Buffer }
 /** Error-group aggregates (migration 019, errorGroups/upkeep.ts): per project, fingerprint, run, UTC day of the result and branch ('' for none). */
 export interface ErrorGroupRunsTable { project_id: string; fingerprint: string; run_id: string; day: string; branch: string; occurrences: number; first_id: string; last_id: string }
@@ -110,6 +112,7 @@ export interface Database {
   insight_case_days: InsightCaseDaysTable;
   insight_case_durations: InsightCaseDurationsTable;
   insight_rollups: InsightRollupsTable;
+  insight_pending: InsightPendingTable;
   error_group_runs: ErrorGroupRunsTable;
   error_group_cases: ErrorGroupCasesTable;
   error_group_totals: ErrorGroupTotalsTable;

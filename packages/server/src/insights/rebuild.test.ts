@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
 import { countAllResults } from './upkeep.js';
+import { decodeInto, type Histogram } from './histogram.js';
 
 /*
  * Migration 017's backfill (countAllResults, set-based SQL) must write exactly the rows the
@@ -65,32 +66,41 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t?.close());
 
-/** Both aggregate tables, in key order (sums rounded: SQL adds a key's durations in another order). */
+/**
+ * The aggregates folded (insights/rollup.ts), in key order, histograms unpacked (sums rounded: SQL
+ * adds a key's durations in another order than the upkeep).
+ */
 async function snapshot() {
+  await t.server.services.insightRollup.foldOnce();
   const db = t.server.services.deps.db;
-  const days = await db.selectFrom('insight_case_days').selectAll().orderBy('project_id').orderBy('day').orderBy('branch').orderBy('case_id').execute();
-  const durations = await db.selectFrom('insight_case_durations').selectAll().orderBy('project_id').orderBy('day').orderBy('branch').orderBy('case_id').orderBy('bucket').execute();
-  return { days, durations: durations.map((d) => ({ ...d, total_ms: Math.round(Number(d.total_ms) * 1e6) / 1e6 })) };
+  for (const table of ['insight_pending', 'insight_case_days', 'insight_case_durations'] as const) {
+    expect(Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)).toBe(0);
+  }
+  const rows = await db.selectFrom('insight_rollups').selectAll().orderBy('project_id').orderBy('all_branches').orderBy('branch').orderBy('day').orderBy('case_id').execute();
+  return rows.map(({ histogram, ...r }) => {
+    const h: Histogram = new Map();
+    decodeInto(h, histogram);
+    return { ...r, histogram: [...h].sort(([a], [b]) => a - b).map(([bucket, e]) => [bucket, e.n, Math.round(e.totalMs * 1e6) / 1e6]) };
+  });
 }
 
 async function rebuild(runsPerBatch?: number) {
   const db = t.server.services.deps.db;
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('insight_case_durations').execute();
-    await trx.deleteFrom('insight_case_days').execute();
+    for (const table of ['insight_rollups', 'insight_pending', 'insight_case_durations', 'insight_case_days'] as const) await trx.deleteFrom(table).execute();
     await countAllResults(trx, runsPerBatch);
   });
 }
 
 describe('rebuilding the insights aggregates in SQL (migration 017 on an existing history)', () => {
-  it('writes exactly the rows the incremental upkeep wrote, in one batch or a run per batch', async () => {
+  it('makes exactly the rows the incremental upkeep made, in one batch or a run per batch', async () => {
     const incremental = await snapshot();
     // The history is what it says: flaky from re-runs, a third attempt, edges, two projects, no-branch runs.
-    const ci = incremental.days.filter((d) => d.branch === 'ci');
+    const ci = incremental.filter((d) => d.all_branches === 0 && d.branch === 'ci');
     expect(ci.map((d) => [d.results, d.passed, d.failed, d.flaky]).sort()).toEqual([[1, 0, 0, 1], [1, 0, 0, 1], [1, 0, 1, 0]]);
-    expect(new Set(incremental.days.map((d) => d.project_id)).size).toBe(2);
-    expect(new Set(incremental.days.map((d) => d.branch))).toEqual(new Set(['', 'main', 'feature/a', 'ci']));
-    expect(incremental.durations.filter((d) => d.bucket === 0).length).toBeGreaterThan(0);
+    expect(new Set(incremental.map((d) => d.project_id)).size).toBe(2);
+    expect(new Set(incremental.filter((d) => d.all_branches === 0).map((d) => d.branch))).toEqual(new Set(['', 'main', 'feature/a', 'ci']));
+    expect(incremental.some((d) => d.histogram.some(([bucket]) => bucket === 0))).toBe(true);
 
     await rebuild();
     expect(await snapshot()).toEqual(incremental);

@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import { ownedBy } from '../owners/filter.js';
 import type { BucketCount } from './buckets.js';
-import { addTo, bucketCounts, decodeInto, type Histogram } from './histogram.js';
+import { bucketCounts, decodeInto, type Histogram } from './histogram.js';
 
 export interface WindowFilter {
   projectId: string;
@@ -25,38 +25,34 @@ export interface CaseCounts {
 }
 
 /**
- * Reads of the insights aggregates (insights/upkeep.ts keeps them, insights/rollup.ts folds them).
- * Every read adds the folded rows (`insight_rollups`) to the rows the upkeep wrote since the last
- * fold, in one statement, so a fold committing meanwhile never counts a result twice or not at all.
- * Each is a range of a primary key (project, scope, day…); results are never read, only the few
- * listed tests' names.
+ * Reads of the insights aggregates (insights/upkeep.ts appends them, insights/rollup.ts folds them).
+ * Every read adds the folded rows (`insight_rollups`) of its scope to the rows pending since the
+ * last fold, in one statement, so a fold committing meanwhile never counts a result twice or not at
+ * all. The folded rows are a range of their primary key (project, scope, branch, day…); the pending
+ * ones are at most a few minutes of ingestion. Results are never read, only the listed tests' names.
  */
 export function createInsightRepo(db: Db) {
   const any = db as unknown as Kysely<any>;
   const owned = (f: WindowFilter) =>
     db.selectFrom('test_cases').select('test_cases.id').where('test_cases.project_id', '=', f.projectId).where(ownedBy(f.owner!, 'test_cases.owners'));
-  /** Upkeep rows of `table` in the window; with `owner`, only cases whose latest result that owner owns. */
-  // Both tables share the key columns the filters use; untyped here, typed where rows are read.
-  const inWindow = (table: 'insight_case_days' | 'insight_case_durations', f: WindowFilter) => {
-    let q = any.selectFrom(table).where('project_id', '=', f.projectId).where('day', '>=', f.from).where('day', '<=', f.to);
-    if (f.branch !== undefined) q = q.where('branch', '=', f.branch);
-    if (f.owner !== undefined) q = q.where('case_id', 'in', owned(f));
-    return q;
-  };
-  /** Folded rows in the window: the every-branch rows, or the branch's. */
-  const foldedInWindow = (f: WindowFilter) => {
-    let q = any
+  const inWindow = (f: WindowFilter) => {
+    const folded = any
       .selectFrom('insight_rollups')
       .where('project_id', '=', f.projectId)
       .where('all_branches', '=', f.branch === undefined ? 1 : 0)
       .where('branch', '=', f.branch ?? '')
       .where('day', '>=', f.from)
       .where('day', '<=', f.to);
-    if (f.owner !== undefined) q = q.where('case_id', 'in', owned(f));
-    return q;
+    let pending = any.selectFrom('insight_pending').where('project_id', '=', f.projectId).where('day', '>=', f.from).where('day', '<=', f.to);
+    if (f.branch !== undefined) pending = pending.where('branch', '=', f.branch);
+    if (f.owner === undefined) return { folded, pending };
+    return { folded: folded.where('case_id', 'in', owned(f)), pending: pending.where('case_id', 'in', owned(f)) };
   };
   const COUNTS = ['case_id', 'day', 'results', 'passed', 'failed', 'flaky', 'skipped', 'latest_test_id'] as const;
-  const counts = (f: WindowFilter) => inWindow('insight_case_days', f).select(COUNTS).unionAll(foldedInWindow(f).select(COUNTS)).as('c');
+  const counts = (f: WindowFilter) => {
+    const { folded, pending } = inWindow(f);
+    return folded.select(COUNTS).unionAll(pending.select(COUNTS)).as('c');
+  };
 
   return {
     async caseCounts(f: WindowFilter): Promise<CaseCounts[]> {
@@ -92,28 +88,14 @@ export function createInsightRepo(db: Db) {
 
     /** Duration histograms per case, split at `splitDay`: days before it are `before`, the rest `after`. */
     async histograms(f: WindowFilter, splitDay: string): Promise<Map<string, { before: BucketCount[]; after: BucketCount[] }>> {
-      // A literal (a YYYY-MM-DD the service made): PostgreSQL matches the select and GROUP BY
-      // expressions by text, and two bound parameters would be two different expressions.
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(splitDay)) throw new Error(`not a day: ${splitDay}`);
-      const after = sql<number>`case when day >= ${sql.lit(splitDay)} then 1 else 0 end`;
-      // Folded rows first: PostgreSQL takes each column's type from the branches that have one.
-      const rows = await foldedInWindow(f)
-        .select([
-          'case_id', after.as('after'), sql<number>`null`.as('bucket'), sql<number>`null`.as('n'), sql<number>`null`.as('total'), 'histogram',
-        ])
-        .unionAll(
-          inWindow('insight_case_durations', f)
-            .select((eb) => ['case_id', after.as('after'), sql<number>`bucket`.as('bucket'), eb.fn.sum<number>(sql`n`).as('n'), eb.fn.sum<number>(sql`total_ms`).as('total'), sql`null`.as('histogram')])
-            .groupBy(['case_id', sql`bucket`, after]) as any,
-        )
-        .execute();
+      const { folded, pending } = inWindow(f);
+      const columns = ['case_id', 'day', 'histogram'] as const;
+      const rows = await folded.select(columns).unionAll(pending.select(columns)).execute();
       const byCase = new Map<string, { before: Histogram; after: Histogram }>();
       for (const r of rows as Record<string, any>[]) {
         let h = byCase.get(r.case_id);
         if (!h) byCase.set(r.case_id, (h = { before: new Map(), after: new Map() }));
-        const into = Number(r.after) === 1 ? h.after : h.before;
-        if (r.histogram) decodeInto(into, r.histogram);
-        else addTo(into, Number(r.bucket), Number(r.n), Number(r.total));
+        decodeInto(r.day >= splitDay ? h.after : h.before, r.histogram);
       }
       return new Map([...byCase].map(([caseId, h]) => [caseId, { before: bucketCounts(h.before), after: bucketCounts(h.after) }]));
     },

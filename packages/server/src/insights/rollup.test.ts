@@ -7,7 +7,7 @@ import { countAllResults } from './upkeep.js';
 
 /*
  * Folding (insights/rollup.ts) must never change an answer: what `GET /insights` says with every row
- * in the upkeep's tables, it says with every row folded, with some folded and some not, and after
+ * pending, it says with every row folded, with some folded and some not, and after
  * results of folded days are taken out or replaced (a run deleted, a CI build re-run) — and that
  * answer is the one a rebuild from the stored results gives. The history: 24 daily runs on main,
  * every fourth day a feature-branch run and every fifth a run without a branch; durations that vary
@@ -38,7 +38,7 @@ async function answers() {
   return out;
 }
 const db = () => t.server.services.deps.db;
-const count = async (table: 'insight_case_days' | 'insight_case_durations' | 'insight_rollups') =>
+const count = async (table: 'insight_case_days' | 'insight_case_durations' | 'insight_rollups' | 'insight_pending') =>
   Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 const fold = () => t.server.services.insightRollup.foldOnce();
 
@@ -69,11 +69,12 @@ describe('folding the insights aggregates', () => {
     const unfolded = await answers();
     expect((unfolded['&days=30'] as { slowest: unknown[] }).slowest.length).toBeGreaterThan(0);
     expect((unfolded['&days=7&branch=main'] as { regressions: { fullTitle: string }[] }).regressions.map((r) => r.fullTitle)).toContain('slow > grows');
-    const raw = (await count('insight_case_days')) + (await count('insight_case_durations'));
+    const pending = await count('insight_pending');
+    expect(pending).toBeGreaterThan(0);
 
-    // Everything folded: the upkeep's tables are empty and nothing reads differently.
-    expect(await fold()).toEqual({ moved: raw });
-    expect([await count('insight_case_days'), await count('insight_case_durations')]).toEqual([0, 0]);
+    // Everything folded: nothing is pending and nothing reads differently.
+    expect(await fold()).toEqual({ moved: pending });
+    expect(await count('insight_pending')).toBe(0);
     expect(await count('insight_rollups')).toBeGreaterThan(0);
     expect(await answers()).toEqual(unfolded);
     expect(await fold()).toEqual({ moved: 0 });
@@ -94,34 +95,34 @@ describe('folding the insights aggregates', () => {
     const changed = await answers();
     expect(changed).not.toEqual(unfolded);
     expect(await count('insight_rollups')).toBeGreaterThan(0);
-    expect(await count('insight_case_days')).toBeGreaterThan(0);
+    expect(await count('insight_pending')).toBeGreaterThan(0);
 
+    await fold();
+    expect(await count('insight_pending')).toBe(0);
+    expect(await answers()).toEqual(changed);
+
+    // The truth: the aggregates rebuilt from the stored results (staged, then folded).
+    await db().transaction().execute(async (trx) => {
+      for (const table of ['insight_rollups', 'insight_pending', 'insight_case_durations', 'insight_case_days'] as const) await trx.deleteFrom(table).execute();
+      await countAllResults(trx);
+    });
+    expect(await count('insight_case_days')).toBeGreaterThan(0);
     await fold();
     expect([await count('insight_case_days'), await count('insight_case_durations')]).toEqual([0, 0]);
     expect(await answers()).toEqual(changed);
-
-    // The truth: the aggregates rebuilt from the stored results, unfolded and then folded.
-    await db().transaction().execute(async (trx) => {
-      await trx.deleteFrom('insight_rollups').execute();
-      await trx.deleteFrom('insight_case_durations').execute();
-      await trx.deleteFrom('insight_case_days').execute();
-      await countAllResults(trx);
-    });
-    expect(await answers()).toEqual(changed);
-    await fold();
-    expect(await answers()).toEqual(changed);
   });
 
-  it('migration 022 down puts the folded rows back where they came from, and up folds nothing by itself', async () => {
+  it('migration 022 down puts folded and pending rows back in migration 017\'s tables, and up folds them again', async () => {
     await fold();
+    const today = await createRun(t, { branch: 'main', codeowners: CODEOWNERS });
+    await postTests(t, tests(today.id, 26));
+    expect(await count('insight_pending')).toBeGreaterThan(0);
     const before = await answers();
     const types = dialectOf(db()).columnTypes;
     await m022.down(db(), types);
     expect(await count('insight_case_days')).toBeGreaterThan(0);
     await m022.up(db(), types);
-    expect(await count('insight_rollups')).toBe(0);
-    expect(await answers()).toEqual(before);
-    await fold();
+    expect([await count('insight_case_days'), await count('insight_case_durations'), await count('insight_pending')]).toEqual([0, 0, 0]);
     expect(await answers()).toEqual(before);
   });
 });

@@ -1,102 +1,77 @@
 import type { Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
 import { writeMany } from '../db/bulk.js';
-import { addDays, addDurations } from './upkeep.js';
 import { addTo, decodeInto, encode, type Histogram } from './histogram.js';
+import { addCounts, COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
+import { addDays, addDurations } from './staging.js';
 
 /**
- * Folding the insights aggregates (docs/insights.md "How insights are kept"). The upkeep adds each
- * batch to `insight_case_days` and `insight_case_durations` (one row per project, day, branch, case
- * and, for durations, bucket: cheap to write, many to read). Folding moves a day's rows of those
- * tables into `insight_rollups` — one row per case and day for every branch together, and one per
- * branch — with the histogram packed in the row, so a 30-day answer reads about cases × days rows
- * instead of cases × days × branches × buckets.
+ * Folding the insights aggregates (docs/insights.md "How insights are kept"). The upkeep appends
+ * what each batch adds to `insight_pending` (cheap to write, one row per case and batch); the
+ * set-based rebuild writes migration 017's `insight_case_days` and `insight_case_durations`.
+ * Folding moves those rows into `insight_rollups` — one row per case and day for every branch
+ * together, and one per branch — with the histogram packed in the row, so a 30-day answer reads
+ * about cases × days rows, not one per batch, branch or bucket.
  *
- * The rows are moved (deleted and added in one transaction), so what a read adds up — the rollups
- * plus whatever the upkeep wrote since — counts every result once, whenever a fold happens. A later
- * subtraction of a folded day (a run deleted, a re-run, retention) leaves a negative row in the
- * upkeep's tables until the next fold adds it in. Only folding writes `insight_rollups`, one server
- * at a time (insights/rollupJob.ts), so read-modify-write of a packed histogram is safe.
+ * Rows are moved (deleted and added in one transaction), so what a read adds up — the rollups plus
+ * whatever is pending — counts every result once, whenever a fold happens. Taking results out of a
+ * folded day (a run deleted, a re-run, retention) appends rows below zero, which the next fold adds
+ * in. Only folding writes `insight_rollups`, one server at a time (insights/rollupJob.ts), so the
+ * read-modify-write of a packed histogram is safe.
  */
 
 /** Untyped: the migrations run this code on their `Kysely<any>` too. */
 type AnyDb = Kysely<any>;
 
-const COUNTERS = ['results', 'passed', 'failed', 'flaky', 'skipped'] as const;
-type Counter = (typeof COUNTERS)[number];
-
-interface RollupRow extends Record<Counter, number> {
-  project_id: string;
-  all_branches: number;
-  branch: string;
-  day: string;
-  case_id: string;
-  latest_test_id: string;
-  histogram: Histogram;
-}
-
 const ROLLUP_ROWS = rowsPerStatement(12, 200);
+const PENDING_PER_FOLD = 20_000;
 const keyOf = (all: number, branch: string, caseId: string) => `${all}\u0000${branch}\u0000${caseId}`;
+const inTransaction = <T>(db: AnyDb, work: (trx: AnyDb) => Promise<T>): Promise<T> => (db.isTransaction ? work(db) : db.transaction().execute(work));
 
 /**
- * Folds every row the upkeep wrote for (project, day) into the rollups; in the caller's transaction.
- * Returns how many upkeep rows it moved.
+ * Adds `parts` (all of one project and day) to the rollups: to the every-branch row of each case
+ * and to its branch's row. Rows that come to zero everywhere are deleted. In the caller's transaction.
  */
-export async function foldDay(db: AnyDb, projectId: string, day: string): Promise<number> {
-  const days = await db.deleteFrom('insight_case_days').where('project_id', '=', projectId).where('day', '=', day).returningAll().execute();
-  const durations = await db.deleteFrom('insight_case_durations').where('project_id', '=', projectId).where('day', '=', day).returningAll().execute();
-  if (days.length === 0 && durations.length === 0) return 0;
-
-  const folded = new Map<string, RollupRow>();
-  const scopes = (branch: string) => [[0, branch], [1, '']] as const;
-  const touch = (all: number, branch: string, caseId: string) => {
-    const k = keyOf(all, branch, caseId);
-    let r = folded.get(k);
-    if (!r) folded.set(k, (r = { project_id: projectId, all_branches: all, branch, day, case_id: caseId, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '', histogram: new Map() }));
-    return r;
-  };
-  for (const d of days) {
-    for (const [all, branch] of scopes(d.branch)) {
-      const r = touch(all, branch, d.case_id);
-      for (const c of COUNTERS) r[c] += Number(d[c]);
-      if (d.latest_test_id > r.latest_test_id) r.latest_test_id = d.latest_test_id;
+async function addToRollups(db: AnyDb, projectId: string, day: string, parts: Iterable<CaseDay>): Promise<void> {
+  type Rollup = CaseDay & { all_branches: number };
+  const folded = new Map<string, Rollup>();
+  for (const p of parts) {
+    for (const [all, branch] of [[0, p.branch], [1, '']] as const) {
+      const k = keyOf(all, branch, p.case_id);
+      let r = folded.get(k);
+      if (!r) folded.set(k, (r = { ...emptyCaseDay(projectId, day, branch, p.case_id), all_branches: all }));
+      addCounts(r, p);
+      for (const [bucket, e] of p.histogram) addTo(r.histogram, bucket, e.n, e.totalMs);
     }
   }
-  for (const d of durations) {
-    for (const [all, branch] of scopes(d.branch)) addTo(touch(all, branch, d.case_id).histogram, Number(d.bucket), Number(d.n), Number(d.total_ms));
-  }
-
-  // What the rollups already hold for the keys touched: the day's every-branch rows, and the rows of
-  // the branches seen (a day of many feature branches has many rows; a fold reads only its own).
+  // What the rollups already hold for those keys: the day's every-branch rows, and the rows of the
+  // branches seen (a day of many one-run branches has many rows; a fold reads only its own).
   const existing = new Set<string>();
   const merge = (rows: Record<string, any>[]) => {
     for (const e of rows) {
-      const r = folded.get(keyOf(Number(e.all_branches), e.branch, e.case_id));
+      const k = keyOf(Number(e.all_branches), e.branch, e.case_id);
+      const r = folded.get(k);
       if (!r) continue;
-      existing.add(keyOf(r.all_branches, r.branch, r.case_id));
-      for (const c of COUNTERS) r[c] += Number(e[c]);
-      if (e.latest_test_id > r.latest_test_id) r.latest_test_id = e.latest_test_id;
+      existing.add(k);
+      addCounts(r, e);
       decodeInto(r.histogram, e.histogram);
     }
   };
   const inDay = () => db.selectFrom('insight_rollups').selectAll().where('project_id', '=', projectId).where('day', '=', day);
   merge(await inDay().where('all_branches', '=', 1).execute());
-  const branches = [...new Set([...days, ...durations].map((d) => d.branch as string))];
+  const branches = [...new Set([...folded.values()].filter((r) => r.all_branches === 0).map((r) => r.branch))];
   for (const part of chunk(branches, IN_LIST_CHUNK)) merge(await inDay().where('all_branches', '=', 0).where('branch', 'in', part).execute());
 
   const keep: Record<string, unknown>[] = [];
-  for (const r of folded.values()) {
+  for (const [k, r] of [...folded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const histogram = encode(r.histogram);
-    const empty = histogram.length === 0 && COUNTERS.every((c) => r[c] === 0);
-    if (empty) {
-      if (existing.has(keyOf(r.all_branches, r.branch, r.case_id))) {
-        await db.deleteFrom('insight_rollups').where('project_id', '=', projectId).where('all_branches', '=', r.all_branches).where('branch', '=', r.branch).where('day', '=', day).where('case_id', '=', r.case_id).execute();
-      }
-      continue;
+    if (histogram.length > 0 || COUNTERS.some((c) => r[c] !== 0)) {
+      const { project_id, all_branches, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id } = r;
+      keep.push({ project_id, all_branches, branch, day, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
+    } else if (existing.has(k)) {
+      await db.deleteFrom('insight_rollups').where('project_id', '=', projectId).where('all_branches', '=', r.all_branches).where('branch', '=', r.branch).where('day', '=', day).where('case_id', '=', r.case_id).execute();
     }
-    keep.push({ ...r, histogram });
   }
-  keep.sort((a, b) => (keyOf(a.all_branches as number, a.branch as string, a.case_id as string) < keyOf(b.all_branches as number, b.branch as string, b.case_id as string) ? -1 : 1));
   await writeMany(db, keep, (part) =>
     db
       .insertInto('insight_rollups')
@@ -105,11 +80,55 @@ export async function foldDay(db: AnyDb, projectId: string, day: string): Promis
         results: eb.ref('excluded.results'), passed: eb.ref('excluded.passed'), failed: eb.ref('excluded.failed'), flaky: eb.ref('excluded.flaky'),
         skipped: eb.ref('excluded.skipped'), latest_test_id: eb.ref('excluded.latest_test_id'), histogram: eb.ref('excluded.histogram'),
       }))), ROLLUP_ROWS);
+}
+
+/**
+ * Folds up to `PENDING_PER_FOLD` of the oldest pending rows, in one transaction. Returns how many
+ * it moved (0: nothing was pending).
+ */
+export async function foldPending(db: AnyDb): Promise<number> {
+  return inTransaction(db, async (trx) => {
+    const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
+    let q = trx.deleteFrom('insight_pending');
+    if (last) q = q.where('id', '<=', last.id);
+    const rows = await q.returningAll().execute();
+    const byDay = new Map<string, CaseDay[]>();
+    for (const r of rows) {
+      const part = emptyCaseDay(r.project_id, r.day, r.branch, r.case_id);
+      addCounts(part, r);
+      decodeInto(part.histogram, r.histogram);
+      const pd = `${r.project_id}\u0000${r.day}`;
+      const list = byDay.get(pd);
+      if (list) list.push(part);
+      else byDay.set(pd, [part]);
+    }
+    for (const [pd, parts] of [...byDay].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const [projectId, day] = pd.split('\u0000') as [string, string];
+      await addToRollups(trx, projectId, day, parts);
+    }
+    return rows.length;
+  });
+}
+
+/** Folds what the rebuild staged for (project, day) in migration 017's tables; in the caller's transaction. */
+async function foldStagedDay(db: AnyDb, projectId: string, day: string): Promise<number> {
+  const days = await db.deleteFrom('insight_case_days').where('project_id', '=', projectId).where('day', '=', day).returningAll().execute();
+  const durations = await db.deleteFrom('insight_case_durations').where('project_id', '=', projectId).where('day', '=', day).returningAll().execute();
+  const parts = new Map<string, CaseDay>();
+  const part = (r: Record<string, any>) => {
+    const k = `${r.branch}\u0000${r.case_id}`;
+    let p = parts.get(k);
+    if (!p) parts.set(k, (p = emptyCaseDay(projectId, day, r.branch, r.case_id)));
+    return p;
+  };
+  for (const d of days) addCounts(part(d), d);
+  for (const d of durations) addTo(part(d).histogram, Number(d.bucket), Number(d.n), Number(d.total_ms));
+  await addToRollups(db, projectId, day, parts.values());
   return days.length + durations.length;
 }
 
-/** The next day after `after` holding rows of the upkeep's tables for the project, or undefined. */
-async function nextDayToFold(db: AnyDb, projectId: string, after: string): Promise<string | undefined> {
+/** The next day after `after` holding rows of migration 017's tables for the project, or undefined. */
+async function nextStagedDay(db: AnyDb, projectId: string, after: string): Promise<string | undefined> {
   const next = async (table: string) =>
     (await db.selectFrom(table).select('day').where('project_id', '=', projectId).where('day', '>', after).orderBy('day').limit(1).executeTakeFirst())?.day as string | undefined;
   const [a, b] = [await next('insight_case_days'), await next('insight_case_durations')];
@@ -117,33 +136,41 @@ async function nextDayToFold(db: AnyDb, projectId: string, after: string): Promi
 }
 
 /**
- * Folds every day of the project that has upkeep rows, oldest first, each day in a transaction of
- * its own (a short hold of SQLite's writer); `between` runs between days, and an aborted `signal`
- * stops there. Returns the upkeep rows moved.
+ * Folds what the set-based rebuild staged for the project (migration 017's tables), oldest day
+ * first, each day in a transaction of its own (a short hold of SQLite's writer) unless the caller
+ * holds one; `between` runs between days, and an aborted `signal` stops there. Returns the rows moved.
  */
 export async function foldProject(db: AnyDb, projectId: string, opts: { between?: () => Promise<void>; signal?: AbortSignal } = {}): Promise<number> {
   let moved = 0;
-  for (let day = await nextDayToFold(db, projectId, ''); day !== undefined && !opts.signal?.aborted; day = await nextDayToFold(db, projectId, day)) {
+  for (let day = await nextStagedDay(db, projectId, ''); day !== undefined && !opts.signal?.aborted; day = await nextStagedDay(db, projectId, day)) {
     const d = day;
-    moved += await db.transaction().execute((trx) => foldDay(trx, projectId, d));
+    moved += await inTransaction(db, (trx) => foldStagedDay(trx, projectId, d));
     await opts.between?.();
   }
   return moved;
 }
 
 /**
- * Undoes every fold (migration 022's down): the branch rows go back into the upkeep's tables, added
- * to what is there; the every-branch rows are the same results again and are dropped.
+ * Undoes every fold (migration 022's down): the pending rows and the branch rows of the rollups go
+ * into migration 017's tables, added to what is there; the every-branch rows are the same results
+ * again and are dropped.
  */
 export async function unfoldAll(db: AnyDb): Promise<void> {
-  const rows = await db.selectFrom('insight_rollups').selectAll().where('all_branches', '=', 0).execute();
-  const days = rows.map((r) => ({ project_id: r.project_id, day: r.day, branch: r.branch, case_id: r.case_id, results: r.results, passed: r.passed, failed: r.failed, flaky: r.flaky, skipped: r.skipped, latest_test_id: r.latest_test_id }));
-  const durations = rows.flatMap((r) => {
-    const h: Histogram = new Map();
-    decodeInto(h, r.histogram);
-    return [...h].map(([bucket, e]) => ({ project_id: r.project_id, day: r.day, branch: r.branch, case_id: r.case_id, bucket, n: e.n, total_ms: e.totalMs }));
-  });
-  await addDays(db, days);
-  await addDurations(db, durations);
+  const rows = [
+    ...(await db.selectFrom('insight_rollups').selectAll().where('all_branches', '=', 0).execute()),
+    ...(await db.selectFrom('insight_pending').selectAll().execute()),
+  ];
+  const days = new Map<string, CaseDay>();
+  for (const r of rows) {
+    const k = [r.project_id, r.day, r.branch, r.case_id].join('\u0000');
+    let d = days.get(k);
+    if (!d) days.set(k, (d = emptyCaseDay(r.project_id, r.day, r.branch, r.case_id)));
+    addCounts(d, r);
+    decodeInto(d.histogram, r.histogram);
+  }
+  const sorted = [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, d]) => d);
+  await addDays(db, sorted.map(({ histogram: _, ...counts }) => counts));
+  await addDurations(db, sorted.flatMap((d) => [...d.histogram].sort(([a], [b]) => a - b).map(([bucket, e]) => ({ project_id: d.project_id, day: d.day, branch: d.branch, case_id: d.case_id, bucket, n: e.n, total_ms: e.totalMs }))));
   await db.deleteFrom('insight_rollups').execute();
+  await db.deleteFrom('insight_pending').execute();
 }

@@ -1,17 +1,20 @@
 import type { BackgroundJob, Deps } from '../deps.js';
 import { runExclusive } from '../db/locks.js';
 import { periodicJob } from '../lib/periodicJob.js';
-import { foldProject } from './rollup.js';
+import { foldPending, foldProject } from './rollup.js';
 
-/** Often enough that a read adds up at most a minute of the upkeep's rows to the rollups. */
-const EVERY_MS = 60_000;
+/**
+ * Often enough that a read adds up at most a few seconds of pending rows to the folded ones; a pass
+ * with nothing pending is a handful of index lookups.
+ */
+const EVERY_MS = 15_000;
 
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Folds the insights upkeep's rows into `insight_rollups` (insights/rollup.ts): at start and every
- * minute, each (project, day) with rows in its own short transaction, one server at a time (the
- * others skip their turn: a fold's read-modify-write of a histogram must not race another).
+ * Folds the insights aggregates' pending rows into `insight_rollups` (insights/rollup.ts): at start
+ * and every 15 s, up to 20,000 rows per short transaction, one server at a time (the others skip
+ * their turn: a fold's read-modify-write of a histogram must not race another).
  */
 export function createInsightRollupJob(deps: Deps) {
   const { db } = deps;
@@ -20,6 +23,11 @@ export function createInsightRollupJob(deps: Deps) {
   async function foldOnce(signal?: AbortSignal): Promise<{ moved: number }> {
     let moved = 0;
     await runExclusive(db, 'insights-rollup', async () => {
+      for (let n = await foldPending(db); n > 0 && !signal?.aborted; n = await foldPending(db)) {
+        moved += n;
+        await yieldToRequests();
+      }
+      // What a rebuild staged (nearly always nothing: a lookup per project).
       const projects = await db.selectFrom('projects').select('id').execute();
       for (const p of projects) moved += await foldProject(db, p.id, { between: yieldToRequests, signal });
     });

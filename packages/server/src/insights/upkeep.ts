@@ -1,19 +1,22 @@
 import { sql, type Kysely } from 'kysely';
-import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
-import { forBulkWork, writeMany } from '../db/bulk.js';
+import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
+import type { Db } from '../db/database.js';
+import { forBulkWork, insertMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
+import { COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
+import { addTo, encode } from './histogram.js';
+import { addDurations, type DurationDelta } from './staging.js';
 
 /**
- * The insights aggregates (docs/insights.md "Insights", migration 017), kept in step with the results
- * in the transaction that stores or deletes them, so `GET /insights` never reads results:
- * - `insight_case_days`: per project, UTC day of the run, branch and test case, the counts of the
- *   results that count (a re-run CI build's latest attempt only, as the run's own counts);
- * - `insight_case_durations`: the durations of those results that ran, as a log-scale histogram.
- * Writes are increments (`x = x + excluded.x`), so concurrent batches of several servers add up
- * instead of overwriting each other; keys go in one order so they lock rows in one order.
+ * The insights aggregates (docs/insights.md "Insights"), kept in step with the results in the
+ * transaction that stores or deletes them, so `GET /insights` never reads results: per project, UTC
+ * day of the run, branch and test case, the counts of the results that count (a re-run CI build's
+ * latest attempt only, as the run's own counts) and the durations of those that ran, as a log-scale
+ * histogram. A batch appends what it adds (or takes out) to `insight_pending`; insights/rollup.ts
+ * folds that into `insight_rollups`, and reads add both. `countAllResults` rebuilds them from every
+ * stored result in set-based SQL, staged in migration 017's tables and then folded.
  */
-
 /** Untyped: the migration's backfill runs this code on its `Kysely<any>` too. */
 type AnyDb = Kysely<any>;
 
@@ -33,16 +36,10 @@ export interface ResultRow {
   duration: number;
 }
 
-export interface DayDelta { project_id: string; day: string; branch: string; case_id: string; results: number; passed: number; failed: number; flaky: number; skipped: number; latest_test_id: string }
-export interface DurationDelta { project_id: string; day: string; branch: string; case_id: string; bucket: number; n: number; total_ms: number }
 
-const DAY_ROWS = rowsPerStatement(10, 500);
-const DURATION_ROWS = rowsPerStatement(7, 500);
-const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-
+/** What a batch adds to the insights, as pending rows (insights/rollup.ts folds them). */
 class Deltas {
-  readonly days = new Map<string, DayDelta>();
-  readonly durations = new Map<string, DurationDelta>();
+  readonly parts = new Map<string, CaseDay>();
 
   /**
    * Counts `rows` (the results that count, with their effective status) `sign` times. A fresh run's
@@ -54,80 +51,31 @@ class Deltas {
     const branch = run.branch ?? '';
     for (const r of rows) {
       const k = `${run.project_id}\u0000${day}\u0000${branch}\u0000${r.case_id}`;
-      let d = this.days.get(k);
-      if (!d) this.days.set(k, (d = { project_id: run.project_id, day, branch, case_id: r.case_id, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '' }));
+      let d = this.parts.get(k);
+      if (!d) this.parts.set(k, (d = emptyCaseDay(run.project_id, day, branch, r.case_id)));
       d.results += sign;
       const s = r.effectiveStatus ?? r.status;
       if (s === 'passed' || s === 'failed' || s === 'flaky' || s === 'skipped') d[s] += sign;
-      // Only an added result can be the newest; '' never wins the comparison in the upsert.
+      // Only an added result can be the newest; '' never wins a comparison.
       if (sign > 0 && r.id > d.latest_test_id) d.latest_test_id = r.id;
-      if (s === 'skipped') continue;
-      const bucket = bucketOf(r.duration);
-      const bk = `${k}\u0000${String(bucket).padStart(4, '0')}`;
-      let b = this.durations.get(bk);
-      if (!b) this.durations.set(bk, (b = { project_id: run.project_id, day, branch, case_id: r.case_id, bucket, n: 0, total_ms: 0 }));
-      b.n += sign;
-      b.total_ms += sign * r.duration;
+      if (s !== 'skipped') addTo(d.histogram, bucketOf(r.duration), sign, sign * r.duration);
     }
   }
 
-  /** `n` results of one duration (summing to `totalMs`) in `bucket`, already counted by day (the rebuild). */
-  addDuration(key: { project_id: string; day: string; branch: string; case_id: string }, bucket: number, n: number, totalMs: number) {
-    const bk = `${key.project_id}\u0000${key.day}\u0000${key.branch}\u0000${key.case_id}\u0000${String(bucket).padStart(4, '0')}`;
-    let b = this.durations.get(bk);
-    if (!b) this.durations.set(bk, (b = { project_id: key.project_id, day: key.day, branch: key.branch, case_id: key.case_id, bucket, n: 0, total_ms: 0 }));
-    b.n += n;
-    b.total_ms += totalMs;
-  }
-
+  /**
+   * Appends one pending row per (project, day, branch, case) that changed: no key looked up, no row
+   * updated, so concurrent batches of several servers never wait for each other here.
+   */
   async apply(db: AnyDb) {
-    await addDays(db, byKey(this.days).filter((d) => d.results !== 0 || d.latest_test_id !== ''));
-    await addDurations(db, byKey(this.durations).filter((d) => d.n !== 0));
-    // A subtraction can empty a row: it goes, so reads never see zero rows pile up. A re-run can
-    // empty a duration row while its day row only changes (one result out, another in, another bucket).
-    // A row below zero stays: it takes results out of a day already folded (insights/rollup.ts), as
-    // does a duration row whose count is back to zero but not its sum (one duration out, another in).
-    const emptied = [...new Set([
-      ...[...this.days.values()].filter((d) => d.results < 0 || d.latest_test_id === ''),
-      ...[...this.durations.values()].filter((d) => d.n < 0),
-    ].map((d) => `${d.project_id}\u0000${d.day}`))];
-    for (const pd of emptied) {
-      const [project, day] = pd.split('\u0000');
-      await db.deleteFrom('insight_case_days').where('project_id', '=', project).where('day', '=', day).where('results', '=', 0).where('passed', '=', 0).where('failed', '=', 0).where('flaky', '=', 0).where('skipped', '=', 0).execute();
-      await db.deleteFrom('insight_case_durations').where('project_id', '=', project).where('day', '=', day).where('n', '=', 0).where(sql`abs(total_ms)`, '<', 1e-6).execute();
+    const rows = [];
+    for (const d of this.parts.values()) {
+      const histogram = encode(d.histogram);
+      if (histogram.length === 0 && d.latest_test_id === '' && COUNTERS.every((c) => d[c] === 0)) continue;
+      const { project_id, day, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id } = d;
+      rows.push({ project_id, day, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
     }
+    if (rows.length > 0) await insertMany(db as Db, 'insight_pending', rows);
   }
-}
-
-/**
- * Adds day rows to `insight_case_days` (increments, so concurrent batches of several servers add up
- * instead of overwriting each other); rows in key order, so they lock rows in one order.
- */
-export async function addDays(db: AnyDb, days: readonly DayDelta[]): Promise<void> {
-  await writeMany(db, days as unknown as Record<string, unknown>[], (part) =>
-    db
-      .insertInto('insight_case_days')
-      .values(part as unknown as DayDelta[])
-      .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id']).doUpdateSet((eb) => ({
-        results: eb('insight_case_days.results', '+', eb.ref('excluded.results')),
-        passed: eb('insight_case_days.passed', '+', eb.ref('excluded.passed')),
-        failed: eb('insight_case_days.failed', '+', eb.ref('excluded.failed')),
-        flaky: eb('insight_case_days.flaky', '+', eb.ref('excluded.flaky')),
-        skipped: eb('insight_case_days.skipped', '+', eb.ref('excluded.skipped')),
-        latest_test_id: eb.case().when('excluded.latest_test_id', '>', eb.ref('insight_case_days.latest_test_id')).then(eb.ref('excluded.latest_test_id')).else(eb.ref('insight_case_days.latest_test_id')).end(),
-      }))), DAY_ROWS, 'insight_case_days upsert');
-}
-
-/** Adds histogram rows to `insight_case_durations`, as `addDays`. */
-export async function addDurations(db: AnyDb, durations: readonly DurationDelta[]): Promise<void> {
-  await writeMany(db, durations as unknown as Record<string, unknown>[], (part) =>
-    db
-      .insertInto('insight_case_durations')
-      .values(part as unknown as DurationDelta[])
-      .onConflict((oc) => oc.columns(['project_id', 'day', 'branch', 'case_id', 'bucket']).doUpdateSet((eb) => ({
-        n: eb('insight_case_durations.n', '+', eb.ref('excluded.n')),
-        total_ms: eb('insight_case_durations.total_ms', '+', eb.ref('excluded.total_ms')),
-      }))), DURATION_ROWS, 'insight_case_durations upsert');
 }
 
 const counted = (rows: ResultRow[]) => countingResults(rows);
@@ -266,17 +214,25 @@ async function countRunRange(db: AnyDb, after: string, upTo: string): Promise<vo
     where counts = 1 and status <> 'skipped' and ${nearBucketEdgeSql(db, d)}
     group by project_id, day, branch, case_id, duration`.execute(db);
   if (edges.length === 0) return;
-  const deltas = new Deltas();
-  for (const e of edges) deltas.addDuration(e, bucketOf(e.duration), Number(e.n), Number(e.total_ms));
-  await deltas.apply(db);
+  const rows = new Map<string, DurationDelta>();
+  for (const e of edges) {
+    const bucket = bucketOf(e.duration);
+    const k = `${e.project_id}\u0000${e.day}\u0000${e.branch}\u0000${e.case_id}\u0000${String(bucket).padStart(4, '0')}`;
+    let b = rows.get(k);
+    if (!b) rows.set(k, (b = { project_id: e.project_id, day: e.day, branch: e.branch, case_id: e.case_id, bucket, n: 0, total_ms: 0 }));
+    b.n += Number(e.n);
+    b.total_ms += Number(e.total_ms);
+  }
+  await addDurations(db, [...rows].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, b]) => b));
 }
 
 /**
  * Counts every stored result from scratch (migration 017's backfill on an existing history, and the
  * bench's generated one), `runsPerBatch` runs at a time in set-based SQL: no result is read into
  * JavaScript, so a history of millions of results takes seconds to minutes, not the quarter of an
- * hour the former row-by-row loop took. Runs go in id order, each batch a few statements; the
- * aggregates must be empty before (the migration creates them), and the caller owns the transaction.
+ * hour the former row-by-row loop took. Runs go in id order, each batch a few statements. It writes
+ * migration 017's tables, which must be empty before: the caller folds them after (insights/rollup.ts
+ * `foldProject`) and owns the transaction.
  */
 export async function countAllResults(db: AnyDb, runsPerBatch = 2000): Promise<void> {
   await forBulkWork(db);

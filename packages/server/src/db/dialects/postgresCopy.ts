@@ -25,6 +25,8 @@ export function copyField(value: unknown, column: string): string {
       // What `pg` would have sent as a bound parameter (a boolean into an integer column fails either way).
       return String(value);
     default:
+      // bytea's hex input (\x…), its backslash escaped for COPY's text format.
+      if (Buffer.isBuffer(value)) return `\\\\x${value.toString('hex')}`;
       throw new TypeError(`insertMany: column ${column} holds a ${typeof value}, not a stored representation`);
   }
 }
