@@ -36,4 +36,41 @@ export function decodeInto(h: Histogram, bytes: Uint8Array): void {
   for (let at = 0; at + ENTRY <= b.length; at += ENTRY) addTo(h, b.readUInt16LE(at), b.readInt32LE(at + 2), b.readDoubleLE(at + 6));
 }
 
-export const bucketCounts = (h: Histogram): BucketCount[] => [...h.entries()].map(([bucket, e]) => ({ bucket, n: e.n, totalMs: e.totalMs }));
+
+/**
+ * A histogram indexed by bucket, for reads that add up thousands of packed histograms: typed arrays
+ * instead of a Map entry per bucket (half the time of `GET /insights` at 10,000,000 results went
+ * into those Map operations).
+ */
+export class DenseHistogram {
+  n = new Float64Array(256);
+  totalMs = new Float64Array(256);
+
+  /** Adds the histogram packed in `bytes`. */
+  addPacked(bytes: Uint8Array): void {
+    const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = 0; at + ENTRY <= b.length; at += ENTRY) {
+      const bucket = b.readUInt16LE(at);
+      if (bucket >= this.n.length) this.#grow(bucket);
+      this.n[bucket] += b.readInt32LE(at + 2);
+      this.totalMs[bucket] += b.readDoubleLE(at + 6);
+    }
+  }
+
+  #grow(bucket: number) {
+    const size = Math.max(bucket + 1, this.n.length * 2);
+    const n = new Float64Array(size);
+    const totalMs = new Float64Array(size);
+    n.set(this.n);
+    totalMs.set(this.totalMs);
+    this.n = n;
+    this.totalMs = totalMs;
+  }
+
+  /** The buckets with a count, in bucket order. */
+  buckets(): BucketCount[] {
+    const out: BucketCount[] = [];
+    for (let k = 0; k < this.n.length; k++) if (this.n[k] !== 0 || this.totalMs[k] !== 0) out.push({ bucket: k, n: this.n[k]!, totalMs: this.totalMs[k]! });
+    return out;
+  }
+}

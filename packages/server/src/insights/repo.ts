@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import { ownedBy } from '../owners/filter.js';
 import type { BucketCount } from './buckets.js';
-import { bucketCounts, decodeInto, type Histogram } from './histogram.js';
+import { DenseHistogram } from './histogram.js';
 
 export interface WindowFilter {
   projectId: string;
@@ -91,13 +91,13 @@ export function createInsightRepo(db: Db) {
       const { folded, pending } = inWindow(f);
       const columns = ['case_id', 'day', 'histogram'] as const;
       const rows = await folded.select(columns).unionAll(pending.select(columns)).execute();
-      const byCase = new Map<string, { before: Histogram; after: Histogram }>();
+      const byCase = new Map<string, { before: DenseHistogram; after: DenseHistogram }>();
       for (const r of rows as Record<string, any>[]) {
         let h = byCase.get(r.case_id);
-        if (!h) byCase.set(r.case_id, (h = { before: new Map(), after: new Map() }));
-        decodeInto(r.day >= splitDay ? h.after : h.before, r.histogram);
+        if (!h) byCase.set(r.case_id, (h = { before: new DenseHistogram(), after: new DenseHistogram() }));
+        (r.day >= splitDay ? h.after : h.before).addPacked(r.histogram);
       }
-      return new Map([...byCase].map(([caseId, h]) => [caseId, { before: bucketCounts(h.before), after: bucketCounts(h.after) }]));
+      return new Map([...byCase].map(([caseId, h]) => [caseId, { before: h.before.buckets(), after: h.after.buckets() }]));
     },
 
     /** Runs created in the window (creation time and wall time), for the trend's run counts and medians. */
