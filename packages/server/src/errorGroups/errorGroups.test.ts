@@ -76,6 +76,14 @@ describe('GET /errors', () => {
     const window = await list('since=2026-11-11T00:00:00Z&until=2026-11-12T00:00:00Z');
     expect(window.data).toEqual([expect.objectContaining({ fingerprint: RESET_SHOP, occurrences: 1, firstSeen: expect.objectContaining({ commitSha: 'c11' }) })]);
     expect((await list('q=econnreset')).total).toBe(2);
+    // A text counts the occurrences whose own message holds it: one of shop's three, found through
+    // the search index; a two-character text, too short for trigrams, by comparing every failure.
+    expect((await list('q=10.0.0.11%3A')).data).toEqual([expect.objectContaining({ fingerprint: RESET_SHOP, occurrences: 1, runs: 1, firstSeen: expect.objectContaining({ commitSha: 'c11' }) })]);
+    expect((await list(`q=${encodeURIComponent('#Q')}`)).data).toEqual([expect.objectContaining({ fingerprint: TIMEOUT, occurrences: 2, runs: 2 })]);
+    expect((await list('q=onStreamRead&branch=main&since=2026-11-12T00:00:00Z')).data).toEqual([
+      expect.objectContaining({ fingerprint: RESET_PAY, occurrences: 1 }),
+      expect.objectContaining({ fingerprint: RESET_SHOP, occurrences: 1 }),
+    ]);
     const page = await list('limit=1&offset=1');
     expect(page).toMatchObject({ total: 3, limit: 1, offset: 1 });
     expect(page.data[0].fingerprint).toBe(RESET_SHOP);
