@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { NotFoundError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { sinceOf, windowOf } from './components/historyFilters.js';
+import { sinceDayOf, windowOf } from './components/historyFilters.js';
 import { daysBetween } from './components/sparkline.js';
 import { pageOf } from './format.js';
 import { ErrorPage, ErrorsPage } from './pages/errors.js';
@@ -29,7 +29,7 @@ export function mountErrorPages(app: Hono<WebEnv>, services: Services, page: Pag
       const filters = { branch: c.req.query('branch')?.trim() || undefined, q: c.req.query('q')?.trim().slice(0, 200) || undefined, days };
       const pageNo = pageOf(c.req.query('page'));
       const now = services.deps.config.now().getTime();
-      const since = sinceOf(days, new Date(now));
+      const since = sinceDayOf(days, new Date(now));
       const occurrence = { projectId, branch: filters.branch, q: filters.q, since };
       const [list, branches] = await Promise.all([
         services.errorGroups.list(principal, { ...occurrence, limit: ERRORS_PER_PAGE, offset: (pageNo - 1) * ERRORS_PER_PAGE }),

@@ -44,6 +44,21 @@ describe('Errors pages', () => {
     expect(filtered.html).not.toContain('ECONNREFUSED');
   });
 
+  it('window the list in whole UTC days, today included, as the daily aggregates count', async () => {
+    const saved = clock;
+    clock = new Date('2026-11-27T08:00:00.000Z');
+    try {
+      // The last 7 days are 21–27 November: the failure of 20 November at 09:00 is out, though it
+      // is less than 7 × 24 hours old.
+      const { html } = await get(`/projects/${t.projectId}/errors?days=7`);
+      expect(html).toContain('Error: connect ECONNREFUSED 127.0.0.1:5433');
+      expect(html).toContain('main @ beef000');
+      expect(html).not.toContain('main @ c0ffee1');
+    } finally {
+      clock = saved;
+    }
+  });
+
   it('show one group with its first occurrence and the tests it hits', async () => {
     const { status, html } = await get(`/projects/${t.projectId}/errors/${FP}`);
     expect(status).toBe(200);
