@@ -7,6 +7,7 @@ import { createTestPostgresDatabase, type TestDatabase } from '../testing/databa
 import { chunk, MAX_BOUND_PARAMS, rowsPerStatement } from './batch.js';
 import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
 import { dialectFor } from './dialects/index.js';
+import { EFFECTIVE_IO_CONCURRENCY } from './dialects/postgres.js';
 import { insertMany, writeMany } from './bulk.js';
 import { isUniqueViolation } from './errors.js';
 import { runExclusive } from './locks.js';
@@ -64,6 +65,23 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     const q = opened.db.selectFrom('teams').selectAll().where('id', '=', 't1').forUpdate().skipLocked();
     expect(/for update skip locked/i.test(q.compile().sql)).toBe(kind === 'postgres');
     expect((await q.executeTakeFirst())?.id).toBe('t1');
+  });
+
+  // SQLite has no such setting; only PostgreSQL reads table pages ahead for a bitmap scan.
+  it.runIf(kind === 'postgres')('has each PostgreSQL connection read ahead for bitmap scans, as the text searches need', async () => {
+    const settings = await Promise.all([1, 2, 3].map(() => opened.db.connection().execute((c) => sql<{ v: string }>`select current_setting('effective_io_concurrency') as v`.execute(c))));
+    expect(settings.map((r) => r.rows[0].v)).toEqual([String(EFFECTIVE_IO_CONCURRENCY), String(EFFECTIVE_IO_CONCURRENCY), String(EFFECTIVE_IO_CONCURRENCY)]);
+    // A higher value the database was given by its administrator stays.
+    const name = new URL(pg!.url).pathname.slice(1);
+    await sql`alter database ${sql.id(name)} set effective_io_concurrency = 200`.execute(opened.db);
+    const other = openDatabase(pg!.url);
+    try {
+      const { rows } = await sql<{ v: string }>`select current_setting('effective_io_concurrency') as v`.execute(other.db);
+      expect(rows[0].v).toBe('200');
+    } finally {
+      await other.close();
+      await sql`alter database ${sql.id(name)} reset effective_io_concurrency`.execute(opened.db);
+    }
   });
 
   it('reads counts as numbers and keeps 8-byte floats exact', async () => {

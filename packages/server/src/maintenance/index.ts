@@ -34,7 +34,7 @@ export async function rebuildInsightsAggregates(databaseUrl: string): Promise<{ 
 
 /**
  * Folds the insights aggregates into their rollups (insights/rollup.ts), as a server's job does at
- * start and every minute; a day per transaction, after bringing the schema up to date (a history kept
+ * start and every 15 s; a day per transaction, after bringing the schema up to date (a history kept
  * from an older build). Returns the pending and staged rows moved and the rollup rows made.
  */
 export async function foldInsightsAggregates(databaseUrl: string): Promise<{ moved: number; rollups: number }> {
