@@ -36,7 +36,6 @@ export interface ResultRow {
   duration: number;
 }
 
-
 /** What a batch adds to the insights, as pending rows (insights/rollup.ts folds them). */
 class Deltas {
   readonly parts = new Map<string, CaseDay>();
