@@ -12,6 +12,7 @@ import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { measurePage, signIn } from './pages.mjs';
 import { uploadOnce } from './upload.mjs';
+import { median } from './lib/measure.mjs';
 
 const FINISH_TARGET_MS = 1_000;
 const PAGE_TARGET_MS = 500;
@@ -21,7 +22,6 @@ const BATCH = 500;
 const IN_FLIGHT = 4;
 
 const load = () => loadavg()[0].toFixed(2);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const verdict = (ok) => (ok ? 'meets target' : 'misses target');
 
 /** Receives webhook deliveries on 127.0.0.1; `next(n)` resolves when n more have arrived. */

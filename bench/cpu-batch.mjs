@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { api } from './lib/http.mjs';
 import { initDataDir, removeDir, root, tempDir } from './lib/server.mjs';
-import { processCpu } from './lib/measure.mjs';
+import { median, processCpu } from './lib/measure.mjs';
 import { testBody } from './lib/bodies.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { newRun, suiteBatches, sendBatches } from './ingest.mjs';
@@ -61,5 +61,4 @@ for (let r = 0; r < Number(rounds); r++) {
     }
   }
 }
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 for (const d of dists) console.log(`median ${d}: ${median(results[d]).toFixed(1)} µs/test, ${median(rates[d]).toFixed(0)} tests/s  [${results[d].map((x, i) => `${x.toFixed(1)} µs ${rates[d][i].toFixed(0)}/s`).join(', ')}]`);

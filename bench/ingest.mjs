@@ -9,7 +9,7 @@ import { api, pool } from './lib/http.mjs';
 import { buildRows, insertRows, prepareStatements } from './lib/rows.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
-import { processCpu } from './lib/measure.mjs';
+import { median, processCpu } from './lib/measure.mjs';
 
 const CONCURRENCY = 4;
 export const BATCH = 500;
@@ -168,10 +168,6 @@ async function ingestRound({ dbKind, batchRuns, singleCount, log }) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 /** The element whose key is the median (the lower middle one for an even count). */
 const medianBy = (items, key) => [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)];
 

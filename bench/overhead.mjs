@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testBody } from './lib/bodies.mjs';
 import { api } from './lib/http.mjs';
-import { measure } from './lib/measure.mjs';
+import { measure, median } from './lib/measure.mjs';
 import { initDataDir, removeDir, root, startServer, tempDir } from './lib/server.mjs';
 
 const playwrightCli = join(root, 'node_modules/@playwright/test/cli.js');
@@ -51,12 +51,6 @@ async function finishLatency(url, apiKey, projectId, tests) {
   return median(samples);
 }
 
-/** The middle value; of an even count, the mean of the two middle ones (six rounds took the upper one, biased up). */
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** Median, lowest, highest and interquartile range of a list. */
 export function spreadOf(xs) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { api } from './lib/http.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, root, serverBin, startServer, tempDir } from './lib/server.mjs';
-import { processCpu } from './lib/measure.mjs';
+import { median, processCpu } from './lib/measure.mjs';
 import { BATCH, fmt, newRun, sendBatches, suiteBatches } from './ingest.mjs';
 import { testBody } from './lib/bodies.mjs';
 
@@ -76,11 +76,6 @@ async function round({ bin, dbKind, batchRuns }) {
     removeDir(dataDir);
   }
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function benchUpkeep({ quick, log, dbKind = 'sqlite' }) {
   const commit = baseCommit();

@@ -73,3 +73,10 @@ export function processCpu(pid) {
     return null;
   }
 }
+
+/** The middle value; of an even count, the mean of the two middle ones (the benches' one median). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
