@@ -1,7 +1,6 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
-import type { SelectQueryBuilder } from 'kysely';
 import { SEARCH_MIN_CHARS } from '@testreport/contract';
 import { searchResults } from '../db/search.js';
 import type { Database } from '../db/schema.js';
