@@ -35,6 +35,8 @@ describe('accessibility of every page (axe-core)', () => {
     const { projectId } = setup.server;
     const tests = (await setup.server.api('GET', `/tests?projectId=${projectId}&runId=${run.runId}`, { auth: setup.server.apiKey })).body.data as Array<{ id: string; title: string }>;
     const testId = (title: string) => tests.find((t) => t.title === title)!.id;
+    const groups = (await setup.server.api('GET', `/errors?projectId=${projectId}`, { auth: setup.server.apiKey })).body.data as Array<{ fingerprint: string }>;
+    expect(groups.length).toBeGreaterThan(0);
     const signedOut = ['/', '/signup', '/forgot-password', '/verify-email', '/reset-password', '/accept-invitation'];
     const signedIn = [
       `/projects/${projectId}/runs`,
@@ -46,6 +48,8 @@ describe('accessibility of every page (axe-core)', () => {
       `/runs/${run.runId}/compare`,
       `/projects/${projectId}/flaky`,
       `/projects/${projectId}/errors`,
+      `/projects/${projectId}/errors?days=7&q=Error`,
+      `/projects/${projectId}/errors/${groups[0].fingerprint}`,
       `/projects/${projectId}/insights`,
       `/projects/${projectId}/search?q=soft`,
       `/projects/${projectId}/settings`,
