@@ -1,7 +1,7 @@
 import type { OperationId } from '@testreport/contract';
 import type { ServerConfig } from '../config.js';
 import type { Db } from '../db/database.js';
-import { inTransaction } from '../db/transaction.js';
+import { joinTransaction } from '../db/transaction.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { ConflictError, ValidationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -74,7 +74,10 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
     async run(input: RunInput, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
       checkKey(input.key);
       const requestHash = sha256Hex(`${input.method} ${input.path}\n${input.bodyHash}`);
-      return inTransaction(db, async () => {
+      // Joins a group commit's savepoint (groupCommit.ts) rather than opening one more inside it:
+      // any failure here fails the whole request, and a nested savepoint cost SQLite a sub-journal
+      // copy of every page the request wrote plus a flush of the search index's pending rows.
+      return joinTransaction(db, async () => {
         const replay = await replayOf(input, requestHash);
         if (replay) return replay;
         const id = newId();
