@@ -1,7 +1,7 @@
 import type { BackgroundJob, Deps } from '../deps.js';
 import { runExclusive } from '../db/locks.js';
 import { periodicJob } from '../lib/periodicJob.js';
-import { foldPending, foldProject } from './rollup.js';
+import { PENDING_PER_FOLD, foldPending, foldProject } from './rollup.js';
 
 /**
  * Often enough that a read adds up at most a few seconds of pending rows to the folded ones; a pass
@@ -13,7 +13,7 @@ const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolv
 
 /**
  * Folds the insights aggregates' pending rows into `insight_rollups` (insights/rollup.ts): at start
- * and every 15 s, up to 20,000 rows per short transaction, one server at a time (the others skip
+ * and every 15 s, up to 50,000 rows per short transaction, one server at a time (the others skip
  * their turn: a fold's read-modify-write of a histogram must not race another).
  */
 export function createInsightRollupJob(deps: Deps) {
@@ -23,7 +23,11 @@ export function createInsightRollupJob(deps: Deps) {
   async function foldOnce(signal?: AbortSignal): Promise<{ moved: number }> {
     let moved = 0;
     await runExclusive(db, 'insights-rollup', async () => {
-      for (let n = await foldPending(db); n > 0 && !signal?.aborted; n = await foldPending(db)) {
+      // Another fold only after a full one: what arrived during a fold waits for the next tick
+      // (reads add pending rows anyway). Chasing it folded a few batches at a time under steady
+      // ingestion, each fold rewriting the rollups of their cases again (docs/insights.md).
+      for (let n = PENDING_PER_FOLD; n === PENDING_PER_FOLD && !signal?.aborted; ) {
+        n = await foldPending(db);
         moved += n;
         await yieldToRequests();
       }
