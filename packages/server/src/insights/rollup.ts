@@ -112,19 +112,22 @@ export async function foldPending(db: AnyDb): Promise<number> {
     let q = trx.deleteFrom('insight_pending');
     if (last) q = q.where('id', '<=', last.id);
     const rows = await q.returningAll().execute();
-    const byDay = new Map<string, CaseDay[]>();
+    // One part per (project, day, branch, case), however many batches appended rows for it: the
+    // rest of the fold then costs per case met, not per pending row.
+    const byDay = new Map<string, Map<string, CaseDay>>();
     for (const r of rows) {
-      const part = emptyCaseDay(r.project_id, r.day, r.branch, r.case_id);
+      const pd = `${r.project_id}\u0000${r.day}`;
+      let parts = byDay.get(pd);
+      if (!parts) byDay.set(pd, (parts = new Map()));
+      const k = `${r.branch}\u0000${r.case_id}`;
+      let part = parts.get(k);
+      if (!part) parts.set(k, (part = emptyCaseDay(r.project_id, r.day, r.branch, r.case_id)));
       addCounts(part, r);
       decodeInto(part.histogram, r.histogram);
-      const pd = `${r.project_id}\u0000${r.day}`;
-      const list = byDay.get(pd);
-      if (list) list.push(part);
-      else byDay.set(pd, [part]);
     }
     for (const [pd, parts] of [...byDay].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const [projectId, day] = pd.split('\u0000') as [string, string];
-      await addToRollups(trx, projectId, day, parts);
+      await addToRollups(trx, projectId, day, parts.values());
     }
     return rows.length;
   });
