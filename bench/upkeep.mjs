@@ -16,6 +16,7 @@ import { BATCH, fmt, newRun, sendBatches, suiteBatches } from './ingest.mjs';
 import { testBody } from './lib/bodies.mjs';
 
 const CONCURRENCY = 4;
+const FOLD_TAIL_MS = 16_000;
 const UPKEEP_PATHS = ['packages/server/src/errorGroups', 'packages/server/src/search'];
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
@@ -66,8 +67,21 @@ async function round({ bin, dbKind, batchRuns }) {
       const cpu0 = processCpu(server.pid);
       const seconds = await sendBatches([call], batches, CONCURRENCY);
       const tests = batches.length * BATCH;
-      const cpuUs = cpu0 === null ? null : ((processCpu(server.pid) - cpu0) / tests) * 1e6;
-      return { tests, seconds, testsPerSecond: tests / seconds, serverCpuMicrosPerTest: cpuUs, loadAverage: loadavg() };
+      const cpu1 = processCpu(server.pid);
+      // The insights fold (every 15 s) does part of the upkeep after the batches are answered: wait
+      // for the next one, so its CPU counts too ("all in"). The build before has no fold: its tail is idle.
+      await new Promise((r) => setTimeout(r, FOLD_TAIL_MS));
+      const cpu2 = processCpu(server.pid);
+      if (cpu0 === null) return { tests, seconds, testsPerSecond: tests / seconds, serverCpuMicrosPerTest: null, loadAverage: loadavg() };
+      const tail = cpu2 - cpu1;
+      return {
+        tests, seconds, testsPerSecond: tests / seconds, loadAverage: loadavg(),
+        serverCpuMicrosPerTest: ((cpu1 - cpu0) / tests) * 1e6,
+        tailCpuSeconds: tail,
+        allInCpuMicrosPerTest: ((cpu2 - cpu0) / tests) * 1e6,
+        // As if the tail's work had run during the stream, on the server's one thread.
+        allInTestsPerSecond: tests / (seconds + tail),
+      };
     } finally {
       await server.stop();
     }
@@ -81,7 +95,7 @@ export async function benchUpkeep({ quick, log, dbKind = 'sqlite' }) {
   const commit = baseCommit();
   const builds = { before: baseBuild(commit, log), now: serverBin };
   const rounds = Number(process.env.BENCH_UPKEEP_ROUNDS ?? (quick ? 1 : 3));
-  const batchRuns = quick ? 1 : 4;
+  const batchRuns = Number(process.env.BENCH_UPKEEP_RUNS ?? (quick ? 1 : 4));
   const result = { baseCommit: commit, rounds: [], database: dbKind };
   for (let r = 0; r < rounds; r++) {
     // Each build goes first in every other round, so neither always gets the warmer machine.
@@ -90,7 +104,7 @@ export async function benchUpkeep({ quick, log, dbKind = 'sqlite' }) {
     for (const which of order) {
       pair[which] = await round({ bin: builds[which], dbKind, batchRuns });
       const x = pair[which];
-      log(`upkeep  round ${r + 1}/${rounds} ${which === 'now' ? 'this build        ' : `before (${commit.slice(0, 7)})`}: ${fmt(x.testsPerSecond)} tests/s (${fmt(x.tests)} tests in ${x.seconds.toFixed(2)} s; server CPU ${x.serverCpuMicrosPerTest?.toFixed(0)} µs/test; load ${load()})`);
+      log(`upkeep  round ${r + 1}/${rounds} ${which === 'now' ? 'this build        ' : `before (${commit.slice(0, 7)})`}: ${fmt(x.testsPerSecond)} tests/s (${fmt(x.tests)} tests in ${x.seconds.toFixed(2)} s; server CPU ${x.serverCpuMicrosPerTest?.toFixed(0)} µs/test; the next fold's ${x.tailCpuSeconds?.toFixed(2)} s included: ${fmt(x.allInTestsPerSecond)} tests/s, ${x.allInCpuMicrosPerTest?.toFixed(0)} µs/test; load ${load()})`);
     }
     result.rounds.push(pair);
   }
@@ -98,7 +112,13 @@ export async function benchUpkeep({ quick, log, dbKind = 'sqlite' }) {
   const cpu = (w) => median(result.rounds.map((p) => p[w].serverCpuMicrosPerTest ?? NaN));
   result.ratio = rate('now') / rate('before');
   result.cpuRatio = cpu('now') / cpu('before');
-  result.meetsTargets = result.ratio >= 0.9;
-  log(`upkeep  POST /tests/batch with the upkeep ÷ before it (${commit.slice(0, 7)}), medians of ${rounds} interleaved rounds: ${fmt(rate('now'))} ÷ ${fmt(rate('before'))} tests/s = ${(result.ratio * 100).toFixed(1)}%; server CPU per test ${cpu('now').toFixed(0)} ÷ ${cpu('before').toFixed(0)} µs = ${(result.cpuRatio * 100).toFixed(1)}%  (target ≥ 90%: ${result.meetsTargets ? 'meets target' : 'misses target'}; load ${load()})`);
+  const allIn = (w) => median(result.rounds.map((p) => p[w].allInTestsPerSecond ?? NaN));
+  const allInCpu = (w) => median(result.rounds.map((p) => p[w].allInCpuMicrosPerTest ?? NaN));
+  result.allInRatio = allIn('now') / allIn('before');
+  result.allInCpuRatio = allInCpu('now') / allInCpu('before');
+  // The verdict counts the fold's work: leaving it out would move upkeep outside the measurement.
+  result.meetsTargets = result.allInRatio >= 0.9;
+  log(`upkeep  POST /tests/batch with the upkeep ÷ before it (${commit.slice(0, 7)}), medians of ${rounds} interleaved rounds: ${fmt(rate('now'))} ÷ ${fmt(rate('before'))} tests/s = ${(result.ratio * 100).toFixed(1)}%; server CPU per test ${cpu('now').toFixed(0)} ÷ ${cpu('before').toFixed(0)} µs = ${(result.cpuRatio * 100).toFixed(1)}%  (load ${load()})`);
+  log(`upkeep  the same with the next insights fold's CPU included (${batchRuns} runs of 10,000 per round): ${fmt(allIn('now'))} ÷ ${fmt(allIn('before'))} tests/s = ${(result.allInRatio * 100).toFixed(1)}%; server CPU per test ${allInCpu('now').toFixed(0)} ÷ ${allInCpu('before').toFixed(0)} µs = ${(result.allInCpuRatio * 100).toFixed(1)}%  (target ≥ 90%: ${result.meetsTargets ? 'meets target' : 'misses target'})`);
   return result;
 }
