@@ -2,6 +2,14 @@ import type { Dialect, Expression, Kysely, KyselyPlugin, RawBuilder } from 'kyse
 import type { BuildWrite } from './perRow.js';
 import type { SearchSupport } from './search.js';
 
+/** SQL over packed duration histograms (`DialectSupport.packedHistograms`). */
+export interface PackedHistogramSql {
+  /** The aggregate: the sum of a group's packed histograms. */
+  sum(value: Expression<Uint8Array>): RawBuilder<Buffer>;
+  /** The sum of two packed histograms. */
+  add(a: Expression<Uint8Array>, b: Expression<Uint8Array>): RawBuilder<Buffer>;
+}
+
 /**
  * Everything that differs between the databases the server runs on. Services and repositories never
  * ask which dialect is active: they write portable Kysely queries, and what cannot be portable is
@@ -65,6 +73,13 @@ export interface DialectSupport {
    * on disk, three times slower than hashing in memory; SQLite has nothing to change.
    */
   forBulkWork(db: Kysely<any>): Promise<void>;
+  /**
+   * SQL that adds up packed duration histograms (insights/histogram.ts `addPacked`), where the
+   * database can call JavaScript: SQLite runs functions of the process in its statements, so the
+   * insights fold is a few set-based statements (insights/foldInSql.ts). Absent (PostgreSQL): the
+   * fold reads the rows and adds them up in JavaScript.
+   */
+  readonly packedHistograms?: PackedHistogramSql;
   /** The text index `GET /search` reads (db/search.ts). */
   readonly search: SearchSupport;
   /**

@@ -100,6 +100,10 @@ describe('folding the insights aggregates', () => {
     await fold();
     expect(await count('insight_pending')).toBe(0);
     expect(await answers()).toEqual(changed);
+    // The deleted run's rows of main on its day came to nothing: they are gone, not kept at zero.
+    const empty = await db().selectFrom('insight_rollups').select((eb) => eb.fn.countAll<number>().as('n')).where('results', '=', 0).executeTakeFirstOrThrow();
+    expect(Number(empty.n)).toBe(0);
+    const folded = await count('insight_rollups');
 
     // The truth: the aggregates rebuilt from the stored results (staged, then folded).
     await db().transaction().execute(async (trx) => {
@@ -110,6 +114,7 @@ describe('folding the insights aggregates', () => {
     await fold();
     expect([await count('insight_case_days'), await count('insight_case_durations')]).toEqual([0, 0]);
     expect(await answers()).toEqual(changed);
+    expect(await count('insight_rollups')).toBe(folded);
   });
 
   it('migration 022 down puts folded and pending rows back in migration 017\'s tables, and up folds them again', async () => {

@@ -4,6 +4,8 @@ import { writeMany } from '../db/bulk.js';
 import { addTo, decodeInto, encode, type Histogram } from './histogram.js';
 import { addCounts, COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
 import { addDays, addDurations } from './staging.js';
+import { dialectOf } from '../db/database.js';
+import { foldPendingInSql } from './foldInSql.js';
 
 /**
  * Folding the insights aggregates (docs/insights.md "How insights are kept"). The upkeep appends
@@ -103,11 +105,14 @@ async function addToRollups(db: AnyDb, projectId: string, day: string, parts: It
 }
 
 /**
- * Folds up to `PENDING_PER_FOLD` of the oldest pending rows, in one transaction. Returns how many
- * it moved (0: nothing was pending).
+ * Folds up to `PENDING_PER_FOLD` of the oldest pending rows, in one transaction: in set-based SQL
+ * where the database adds packed histograms up (insights/foldInSql.ts), else here. Returns how
+ * many it moved (0: nothing was pending).
  */
 export async function foldPending(db: AnyDb): Promise<number> {
+  const inSql = dialectOf(db).packedHistograms;
   return inTransaction(db, async (trx) => {
+    if (inSql) return foldPendingInSql(trx, inSql, PENDING_PER_FOLD);
     const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
     let q = trx.deleteFrom('insight_pending');
     if (last) q = q.where('id', '<=', last.id);
