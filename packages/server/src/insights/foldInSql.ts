@@ -7,13 +7,13 @@ type AnyDb = Kysely<any>;
 
 const KEY = 'project_id, all_branches, branch, day, case_id';
 const COUNTER_LIST = COUNTERS.join(', ');
-const SUMS = COUNTERS.map((c) => `sum(${c})`).join(', ');
+const SUMS = COUNTERS.map((c) => `sum(${c}) as ${c}`).join(', ');
 const ADDED = COUNTERS.map((c) => `${c} = insight_rollups.${c} + excluded.${c}`).join(', ');
 const ZERO = [...COUNTERS.map((c) => `r.${c} = 0`), 'length(r.histogram) = 0'].join(' and ');
 /** The branch's rows, and the every-branch rows (branch ''): what each pending row adds to. */
 const SCOPES = [
-  { all: 0, branch: 'branch', groupBy: 'project_id, day, branch, case_id', join: 'p.branch' },
-  { all: 1, branch: "''", groupBy: 'project_id, day, case_id', join: "''" },
+  { all: 0, branch: 'p.branch' },
+  { all: 1, branch: "''" },
 ] as const;
 
 /**
@@ -37,22 +37,28 @@ export async function foldPendingInSql(trx: AnyDb, histograms: PackedHistogramSq
   const n = Number(taken.n);
   if (n === 0) return 0;
   const last = Number(taken.last);
-  for (const s of SCOPES) {
-    await sql`
-      insert into insight_rollups (${sql.raw(KEY)}, ${sql.raw(COUNTER_LIST)}, latest_test_id, histogram)
-      select project_id, ${sql.lit(s.all)}, ${sql.raw(s.branch)}, day, case_id, ${sql.raw(SUMS)}, max(latest_test_id), ${histograms.sum(sql.ref('histogram'))}
-      from insight_pending where id <= ${last} group by ${sql.raw(s.groupBy)}
-      on conflict (${sql.raw(KEY)}) do update set ${sql.raw(ADDED)},
-        latest_test_id = case when excluded.latest_test_id > insight_rollups.latest_test_id then excluded.latest_test_id else insight_rollups.latest_test_id end,
-        histogram = ${histograms.add(sql.ref('insight_rollups.histogram'), sql.ref('excluded.histogram'))}`.execute(trx);
-  }
+  // The branch rows' parts once, then the every-branch rows from those parts (fewer rows than
+  // pending: a case met in several batches is one part), in one upsert.
+  await sql`
+    with parts as materialized (
+      select project_id, day, branch, case_id, ${sql.raw(SUMS)}, max(latest_test_id) as latest_test_id, ${histograms.sum(sql.ref('histogram'))} as histogram
+      from insight_pending where id <= ${last} group by project_id, day, branch, case_id)
+    insert into insight_rollups (${sql.raw(KEY)}, ${sql.raw(COUNTER_LIST)}, latest_test_id, histogram)
+    select * from (
+      select project_id, 0, branch, day, case_id, ${sql.raw(COUNTER_LIST)}, latest_test_id, histogram from parts
+      union all
+      select project_id, 1, '', day, case_id, ${sql.raw(SUMS)}, max(latest_test_id), ${histograms.sum(sql.ref('histogram'))} from parts group by project_id, day, case_id
+    ) where true
+    on conflict (${sql.raw(KEY)}) do update set ${sql.raw(ADDED)},
+      latest_test_id = case when excluded.latest_test_id > insight_rollups.latest_test_id then excluded.latest_test_id else insight_rollups.latest_test_id end,
+      histogram = ${histograms.add(sql.ref('insight_rollups.histogram'), sql.ref('excluded.histogram'))}`.execute(trx);
   // Rows that came to nothing (every result of a case's day taken out) go, as the JavaScript fold
   // drops them. Only a pending row that takes results out can bring a row there; rows are found from
   // those by key, never by scanning the rollups.
   if (Number(taken.takenOut) > 0) {
     const emptied = SCOPES.map(
       (s) => sql`select r.rowid from insight_pending p join insight_rollups r on r.project_id = p.project_id and r.all_branches = ${sql.lit(s.all)}
-        and r.branch = ${sql.raw(s.join)} and r.day = p.day and r.case_id = p.case_id where p.id <= ${last} and p.results <= 0 and ${sql.raw(ZERO)}`,
+        and r.branch = ${sql.raw(s.branch)} and r.day = p.day and r.case_id = p.case_id where p.id <= ${last} and p.results <= 0 and ${sql.raw(ZERO)}`,
     );
     await sql`delete from insight_rollups where rowid in (${sql.join(emptied, sql` union all `)})`.execute(trx);
   }
