@@ -20,9 +20,10 @@ const SCOPES = [
  * Folds up to `limit` of the oldest pending rows in a few set-based statements, where the database
  * adds packed histograms up itself (`DialectSupport.packedHistograms`: SQLite). The same result as
  * the fold in JavaScript (insights/rollup.ts), without building an object per pending and rollup
- * row: that fold spent about 30 µs per result of sustained ingestion reading pending rows into
- * JavaScript, merging them, and reading and writing the rollups back (docs/benchmarks.md).
- * In the caller's transaction; returns the rows moved.
+ * row: that fold spent 30–50 µs per result of sustained ingestion reading pending rows into
+ * JavaScript, merging them, and reading and writing the rollups back; this one 10–12 µs
+ * (docs/benchmarks.md). Written for SQLite, the one dialect with those functions: it uses `rowid`
+ * and a compound SELECT in an upsert. In the caller's transaction; returns the rows moved.
  */
 export async function foldPendingInSql(trx: AnyDb, histograms: PackedHistogramSql, limit: number): Promise<number> {
   const oldest = trx.selectFrom('insight_pending').select(['id', 'results']).orderBy('id').limit(limit).as('p');
