@@ -5,8 +5,11 @@ import { forBulkWork, insertMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
 import { COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
-import { addTo, encode } from './histogram.js';
+import { addTo, encode, packEach } from './histogram.js';
 import { addDurations, type DurationDelta } from './staging.js';
+
+/** A skipped result's histogram: it did not run, so no duration counts. */
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The insights aggregates (docs/insights.md "Insights"), kept in step with the results in the
@@ -36,14 +39,38 @@ export interface ResultRow {
   duration: number;
 }
 
+type PendingRow = Omit<CaseDay, 'histogram'> & { histogram: Buffer };
+
 /** What a batch adds to the insights, as pending rows (insights/rollup.ts folds them). */
 class Deltas {
   readonly parts = new Map<string, CaseDay>();
+  readonly #rows: PendingRow[] = [];
 
   /**
-   * Counts `rows` (the results that count, with their effective status) `sign` times. A fresh run's
-   * results count with their own status (`effectiveStatus` absent): no copy of each row is made, as
-   * a batch's rows carry every column of the result.
+   * Counts the results of a run never re-run, one pending row each: the fold adds up rows of one
+   * key anyway (insights/rollup.ts), so a fresh batch, whose results are nearly always one per test
+   * case, skips the merging per key that `add` does for a re-run's take-out-and-put-back.
+   */
+  addFresh(run: RunOf, rows: readonly { id: string; case_id: string; status: string; duration: number }[]) {
+    const day = run.created_at.slice(0, 10);
+    const branch = run.branch ?? '';
+    const ran = rows.filter((r) => r.status !== 'skipped');
+    const packed = packEach(ran.map((r) => r.duration), bucketOf);
+    let next = 0;
+    for (const r of rows) {
+      const s = r.status;
+      this.#rows.push({
+        project_id: run.project_id, day, branch, case_id: r.case_id, results: 1,
+        passed: s === 'passed' ? 1 : 0, failed: s === 'failed' ? 1 : 0, flaky: s === 'flaky' ? 1 : 0, skipped: s === 'skipped' ? 1 : 0,
+        latest_test_id: r.id, histogram: s === 'skipped' ? EMPTY : packed[next++],
+      });
+    }
+  }
+
+  /**
+   * Counts `rows` (the results that count, with their effective status) `sign` times, merged per
+   * (project, day, branch, case): a re-run's batch takes a case's results out and puts them back,
+   * which mostly cancels out. Rows without `effectiveStatus` count with their own status.
    */
   add(run: RunOf, rows: readonly { id: string; case_id: string; status: string; effectiveStatus?: string; duration: number }[], sign: 1 | -1) {
     const day = run.created_at.slice(0, 10);
@@ -62,11 +89,12 @@ class Deltas {
   }
 
   /**
-   * Appends one pending row per (project, day, branch, case) that changed: no key looked up, no row
-   * updated, so concurrent batches of several servers never wait for each other here.
+   * Appends the fresh rows and one pending row per (project, day, branch, case) that `add` changed:
+   * no key looked up, no row updated, so concurrent batches of several servers never wait for each
+   * other here.
    */
   async apply(db: AnyDb) {
-    const rows = [];
+    const rows: PendingRow[] = this.#rows;
     for (const d of this.parts.values()) {
       const histogram = encode(d.histogram);
       if (histogram.length === 0 && d.latest_test_id === '' && COUNTERS.every((c) => d[c] === 0)) continue;
@@ -128,7 +156,7 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
   for (const [runId, rows] of groupByRun(stored)) {
     const run = runs.get(runId)!;
     if (run.current_attempt <= 1) {
-      deltas.add(run, rows, 1);
+      deltas.addFresh(run, rows);
       continue;
     }
     const fresh = new Set(rows.map((r) => r.id));
