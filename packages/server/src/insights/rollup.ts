@@ -9,8 +9,9 @@ import { foldPendingInSql } from './foldInSql.js';
 
 /**
  * Folding the insights aggregates (docs/insights.md "How insights are kept"). The upkeep appends
- * what each batch adds to `insight_pending` (cheap to write, one row per case and batch); the
- * set-based rebuild writes migration 017's `insight_case_days` and `insight_case_durations`.
+ * what each batch adds to `insight_pending` (cheap to write: a row per result of a fresh run, per
+ * case and batch of a re-run); the set-based rebuild writes migration 017's `insight_case_days` and
+ * `insight_case_durations`.
  * Folding moves those rows into `insight_rollups` — one row per case and day for every branch
  * together, and one per branch — with the histogram packed in the row, so a 30-day answer reads
  * about cases × days rows, not one per batch, branch or bucket.
