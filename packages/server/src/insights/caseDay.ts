@@ -17,6 +17,9 @@ export interface CaseDay extends Record<Counter, number> {
   histogram: Histogram;
 }
 
+/** The same with its histogram packed (`insights/histogram.ts`): a pending or rollup row's form. */
+export type PackedCaseDay = Omit<CaseDay, 'histogram'> & { histogram: Buffer };
+
 export const emptyCaseDay = (project_id: string, day: string, branch: string, case_id: string): CaseDay => ({
   project_id, day, branch, case_id, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '', histogram: new Map(),
 });

@@ -85,7 +85,8 @@ export function addPacked(a: Uint8Array | null, b: Uint8Array | null): Buffer {
   return out.subarray(0, o);
 }
 
-const NOTHING = Buffer.alloc(0);
+/** An empty packed histogram. */
+export const NOTHING = Buffer.alloc(0);
 const asBuffer = (bytes: Uint8Array | null): Buffer =>
   bytes === null ? NOTHING : Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
 import { writeMany } from '../db/bulk.js';
-import { addTo, decodeInto, encode, type Histogram } from './histogram.js';
-import { addCounts, COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
+import { addPacked, addTo, decodeInto, encode, NOTHING } from './histogram.js';
+import { addCounts, COUNTERS, emptyCaseDay, type CaseDay, type PackedCaseDay } from './caseDay.js';
 import { addDays, addDurations } from './staging.js';
 import { dialectOf } from '../db/database.js';
 import { foldPendingInSql } from './foldInSql.js';
@@ -37,21 +37,34 @@ export const PENDING_PER_FOLD = 50_000;
 const keyOf = (all: number, branch: string, caseId: string) => `${all}\u0000${branch}\u0000${caseId}`;
 const inTransaction = <T>(db: AnyDb, work: (trx: AnyDb) => Promise<T>): Promise<T> => (db.isTransaction ? work(db) : db.transaction().execute(work));
 
+/** Adds the counts and the packed histogram of `from` to `into`. */
+function addPackedPart(into: PackedCaseDay, from: Record<string, any>): void {
+  addCounts(into, from);
+  into.histogram = addPacked(into.histogram, from.histogram);
+}
+
+const emptyPacked = (project_id: string, day: string, branch: string, case_id: string): PackedCaseDay => ({
+  project_id, day, branch, case_id, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '', histogram: NOTHING,
+});
+
 /**
  * Adds `parts` (all of one project and day) to the rollups: to the every-branch row of each case
  * and to its branch's row. Rows that come to zero everywhere are deleted. In the caller's transaction.
+ * Histograms stay packed throughout (`addPacked`): decoding each into a Map and encoding it back was
+ * most of this fold's garbage on PostgreSQL.
  */
-async function addToRollups(db: AnyDb, projectId: string, day: string, parts: Iterable<CaseDay>): Promise<void> {
-  type Rollup = CaseDay & { all_branches: number };
+async function addToRollups(db: AnyDb, projectId: string, day: string, parts: Iterable<PackedCaseDay>): Promise<void> {
+  type Rollup = PackedCaseDay & { all_branches: number };
   const folded = new Map<string, Rollup>();
+  const into = (all: number, branch: string, p: PackedCaseDay) => {
+    const k = keyOf(all, branch, p.case_id);
+    let r = folded.get(k);
+    if (!r) folded.set(k, (r = Object.assign(emptyPacked(projectId, day, branch, p.case_id), { all_branches: all })));
+    addPackedPart(r, p);
+  };
   for (const p of parts) {
-    for (const [all, branch] of [[0, p.branch], [1, '']] as const) {
-      const k = keyOf(all, branch, p.case_id);
-      let r = folded.get(k);
-      if (!r) folded.set(k, (r = { ...emptyCaseDay(projectId, day, branch, p.case_id), all_branches: all }));
-      addCounts(r, p);
-      for (const [bucket, e] of p.histogram) addTo(r.histogram, bucket, e.n, e.totalMs);
-    }
+    into(0, p.branch, p);
+    into(1, '', p);
   }
   // What the rollups already hold for those keys, looked up by key (the primary key's range for the
   // scope, branch and day, then the cases): a fold of a few batches reads their cases' rows only, not
@@ -77,19 +90,16 @@ async function addToRollups(db: AnyDb, projectId: string, day: string, parts: It
         .execute();
       for (const e of rows) {
         const k = keyOf(all, branch, e.case_id);
-        const r = folded.get(k)!;
         existing.add(k);
-        addCounts(r, e);
-        decodeInto(r.histogram, e.histogram);
+        addPackedPart(folded.get(k)!, e);
       }
     }
   }
 
   const keep: Record<string, unknown>[] = [];
   for (const [k, r] of [...folded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const histogram = encode(r.histogram);
-    if (histogram.length > 0 || COUNTERS.some((c) => r[c] !== 0)) {
-      const { project_id, all_branches, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id } = r;
+    if (r.histogram.length > 0 || COUNTERS.some((c) => r[c] !== 0)) {
+      const { project_id, all_branches, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram } = r;
       keep.push({ project_id, all_branches, branch, day, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
     } else if (existing.has(k)) {
       await db.deleteFrom('insight_rollups').where('project_id', '=', projectId).where('all_branches', '=', r.all_branches).where('branch', '=', r.branch).where('day', '=', day).where('case_id', '=', r.case_id).execute();
@@ -120,16 +130,15 @@ export async function foldPending(db: AnyDb): Promise<number> {
     const rows = await q.returningAll().execute();
     // One part per (project, day, branch, case), however many batches appended rows for it: the
     // rest of the fold then costs per case met, not per pending row.
-    const byDay = new Map<string, Map<string, CaseDay>>();
+    const byDay = new Map<string, Map<string, PackedCaseDay>>();
     for (const r of rows) {
       const pd = `${r.project_id}\u0000${r.day}`;
       let parts = byDay.get(pd);
       if (!parts) byDay.set(pd, (parts = new Map()));
       const k = `${r.branch}\u0000${r.case_id}`;
       let part = parts.get(k);
-      if (!part) parts.set(k, (part = emptyCaseDay(r.project_id, r.day, r.branch, r.case_id)));
-      addCounts(part, r);
-      decodeInto(part.histogram, r.histogram);
+      if (!part) parts.set(k, (part = emptyPacked(r.project_id, r.day, r.branch, r.case_id)));
+      addPackedPart(part, r);
     }
     for (const [pd, parts] of [...byDay].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const [projectId, day] = pd.split('\u0000') as [string, string];
@@ -152,7 +161,7 @@ async function foldStagedDay(db: AnyDb, projectId: string, day: string): Promise
   };
   for (const d of days) addCounts(part(d), d);
   for (const d of durations) addTo(part(d).histogram, Number(d.bucket), Number(d.n), Number(d.total_ms));
-  await addToRollups(db, projectId, day, parts.values());
+  await addToRollups(db, projectId, day, [...parts.values()].map((p) => ({ ...p, histogram: encode(p.histogram) })));
   return days.length + durations.length;
 }
 

@@ -4,12 +4,9 @@ import type { Db } from '../db/database.js';
 import { forBulkWork, insertMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
-import { COUNTERS, emptyCaseDay, type CaseDay } from './caseDay.js';
-import { addTo, encode, packEach } from './histogram.js';
+import { COUNTERS, emptyCaseDay, type CaseDay, type PackedCaseDay } from './caseDay.js';
+import { addTo, encode, NOTHING, packEach } from './histogram.js';
 import { addDurations, type DurationDelta } from './staging.js';
-
-/** A skipped result's histogram: it did not run, so no duration counts. */
-const EMPTY = Buffer.alloc(0);
 
 /**
  * The insights aggregates (docs/insights.md "Insights"), kept in step with the results in the
@@ -39,12 +36,10 @@ export interface ResultRow {
   duration: number;
 }
 
-type PendingRow = Omit<CaseDay, 'histogram'> & { histogram: Buffer };
-
 /** What a batch adds to the insights, as pending rows (insights/rollup.ts folds them). */
 class Deltas {
   readonly parts = new Map<string, CaseDay>();
-  readonly #rows: PendingRow[] = [];
+  readonly #rows: PackedCaseDay[] = [];
 
   /**
    * Counts the results of a run never re-run, one pending row each: the fold adds up rows of one
@@ -62,7 +57,7 @@ class Deltas {
       this.#rows.push({
         project_id: run.project_id, day, branch, case_id: r.case_id, results: 1,
         passed: s === 'passed' ? 1 : 0, failed: s === 'failed' ? 1 : 0, flaky: s === 'flaky' ? 1 : 0, skipped: s === 'skipped' ? 1 : 0,
-        latest_test_id: r.id, histogram: s === 'skipped' ? EMPTY : packed[next++],
+        latest_test_id: r.id, histogram: s === 'skipped' ? NOTHING : packed[next++],
       });
     }
   }
@@ -94,7 +89,7 @@ class Deltas {
    * other here.
    */
   async apply(db: AnyDb) {
-    const rows: PendingRow[] = this.#rows;
+    const rows: PackedCaseDay[] = this.#rows;
     for (const d of this.parts.values()) {
       const histogram = encode(d.histogram);
       if (histogram.length === 0 && d.latest_test_id === '' && COUNTERS.every((c) => d[c] === 0)) continue;
