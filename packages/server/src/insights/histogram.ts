@@ -49,8 +49,8 @@ export function packEach(durations: readonly number[], bucketOf: (ms: number) =>
 
 /**
  * The sum of two packed histograms, packed: entries of one bucket add up, entries that come to
- * nothing go. SQLite's fold calls it per pending row, inside SQL (db/dialects/sqlite.ts), so it
- * merges the two sorted byte runs without building a Map.
+ * nothing go. Every fold calls it per pending row (SQLite's inside SQL: db/dialects/sqlite.ts), so
+ * it merges the two sorted byte runs without building a Map.
  */
 export function addPacked(a: Uint8Array | null, b: Uint8Array | null): Buffer {
   const x = asBuffer(a);
