@@ -1,21 +1,7 @@
 import { z } from 'zod';
+import { SNAPSHOT_PATH_MAX, snapshotPathProblem } from './values.js';
 import { id, timestamp } from './common.js';
 
-/**
- * A snapshot path as it lives in the repository: relative to the Playwright project's root, `/`
- * separated, never absolute and never leaving the root (`..`). The server refuses anything else,
- * and `reporter baselines pull` checks again before writing.
- */
-export const SNAPSHOT_PATH_MAX = 1_000;
-export function snapshotPathProblem(p: string): string | null {
-  if (p.length === 0) return 'is empty';
-  if (p.length > SNAPSHOT_PATH_MAX) return `is longer than ${SNAPSHOT_PATH_MAX} characters`;
-  if (p.includes('\\')) return 'must use / as separator';
-  if (p.includes('\0')) return 'contains a NUL character';
-  if (p.startsWith('/') || /^[a-zA-Z]:/.test(p)) return 'must be relative to the Playwright project root, not absolute';
-  if (p.split('/').some((s) => s === '..' || s === '.' || s === '')) return 'must not contain "..", "." or empty segments';
-  return null;
-}
 export const snapshotPath = z.string().superRefine((p, ctx) => {
   const problem = snapshotPathProblem(p);
   if (problem) ctx.addIssue({ code: 'custom', message: `snapshotPath ${problem}` });

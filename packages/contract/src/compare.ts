@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { COMPARE_LIMITS } from './values.js';
 import { id, queryInt, timestamp } from './common.js';
 import { run, runCounts } from './runs.js';
 
 /** How many tests each list of a comparison holds at most; `total` always counts all of them. */
-export const COMPARE_LIMITS = { listDefault: 50, listMax: 1000, slowerRatio: 0.2, slowerMinMs: 100 } as const;
 
 /** `GET /runs/:id/compare?base=<runId>&limit=<n>`: `base` is any run of the same project, of any branch. */
 export const runCompareQuery = z.object({

@@ -22,3 +22,4 @@ export * from './routes.js';
 export * from './endpoints.js';
 export * from './cookies.js';
 export * from './text.js';
+export * from './values.js';

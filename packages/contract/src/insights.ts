@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { INSIGHT_WINDOWS } from './values.js';
 import { id, queryInt } from './common.js';
 import { ownerQuery } from './tests.js';
 
 /** The windows `GET /insights` answers for (docs/decisions.md §13). */
-export const INSIGHT_WINDOWS = [7, 30, 90] as const;
-export type InsightWindow = (typeof INSIGHT_WINDOWS)[number];
 
 /** A duration regression: p50 in this window vs the window before, at least this much slower. */
 export const REGRESSION_MIN_RATIO = 0.2;

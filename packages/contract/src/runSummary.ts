@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { SUMMARY_LIMITS } from './values.js';
 import { id, queryInt, timestamp } from './common.js';
 import { run, runCounts } from './runs.js';
 
 /** How many tests each list of a run summary holds at most; `total` always counts all of them. */
-export const SUMMARY_LIMITS = { listDefault: 50, listMax: 1000 } as const;
 
 /** `GET /runs/:id/summary?base=<branch>&limit=<n>`: `base` defaults to the project's default branch. */
 export const runSummaryQuery = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from './values.js';
 import { count, durationMs, id, pageQuery, paged, successResponse, timestamp, LIMITS, truncate } from './common.js';
 
-export const RUN_STATUSES = ['running', 'passed', 'failed', 'cancelled'] as const;
 export const runStatus = z.enum(RUN_STATUSES);
 export const runCreateStatus = z.enum(['running', 'passed', 'failed']);
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { SHARD_PLAN_MAX_TOTAL } from './values.js';
 import { count, durationMs, queryInt } from './common.js';
 
 /** Most shards one plan splits a suite into (Playwright's own --shard has no limit; CI matrices rarely pass 100). */
-export const SHARD_PLAN_MAX_TOTAL = 100;
 
 export const shardPlanQuery = z.object({
   total: queryInt(1, SHARD_PLAN_MAX_TOTAL),

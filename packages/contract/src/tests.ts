@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { TEST_STATUSES } from './values.js';
 import { cappedText, durationMs, id, LIMITS, pageQuery, paged, list, queryBool, queryInt, timestamp, timestampInput, title, truncate } from './common.js';
 
-export const TEST_STATUSES = ['passed', 'failed', 'skipped', 'flaky'] as const;
 export const testStatus = z.enum(TEST_STATUSES);
 export const STEP_CATEGORIES = ['action', 'assertion', 'hook', 'fixture'] as const;
 export const stepCategory = z.enum(STEP_CATEGORIES);

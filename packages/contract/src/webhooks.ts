@@ -1,13 +1,10 @@
 import { z } from 'zod';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS } from './values.js';
 import { id, successResponse, timestamp } from './common.js';
 
-export const WEBHOOK_EVENTS = ['run.completed', 'run.failed', 'test.quarantined', 'test.released', 'baselines.accepted'] as const;
 export const webhookEvent = z.enum(WEBHOOK_EVENTS);
 /** What a delivery's body looks like: our signed JSON, a Slack Block Kit message or a Teams Adaptive Card. */
-export const WEBHOOK_FORMATS = ['generic', 'slack', 'teams'] as const;
 export const webhookFormat = z.enum(WEBHOOK_FORMATS);
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** Headers a user may not override: they would corrupt the request framing or its routing. */
 export const FORBIDDEN_WEBHOOK_HEADERS = ['host', 'content-length', 'transfer-encoding', 'connection'] as const;

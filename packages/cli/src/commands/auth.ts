@@ -1,4 +1,4 @@
-import { TestReportClient } from '@testreport/client';
+import { TestReportClient } from '@testreport/client/core';
 import type { ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
@@ -18,7 +18,7 @@ export interface LoginResult {
 
 /** Signs in on the server in force and stores the session for later commands. */
 export async function login(ctx: Context, input: { email: string; password: string }): Promise<LoginResult> {
-  const client = new TestReportClient({ url: ctx.url, userAgent: `testreport-cli/${VERSION}`, allowInsecureHttp: ctx.opts.allowInsecureHttp, warn: (m) => ctx.out.warn(m) });
+  const client = new TestReportClient({ url: ctx.url, userAgent: `testreport-cli/${VERSION}`, http: 'node', allowInsecureHttp: ctx.opts.allowInsecureHttp, warn: (m) => ctx.out.warn(m) });
   const res = await client.auth.login(input);
   const credentialsFile = saveSession(
     { url: ctx.url, email: res.user.email, sessionCookie: res.sessionCookie, expiresAt: res.expiresAt, savedAt: new Date().toISOString() },

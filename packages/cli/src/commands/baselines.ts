@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { snapshotPathProblem, type ResponseOf } from '@testreport/contract';
+import { snapshotPathProblem } from '@testreport/contract/core';
+import type { ResponseOf } from '@testreport/contract';
 import { detectCi, withBuildIdentity } from '@testreport/reporter';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';

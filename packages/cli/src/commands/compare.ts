@@ -1,4 +1,5 @@
-import { COMPARE_LIMITS, type ResponseOf } from '@testreport/contract';
+import { COMPARE_LIMITS } from '@testreport/contract/core';
+import type { ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';

@@ -1,4 +1,5 @@
-import { INSIGHT_WINDOWS, type QueryOf, type ResponseOf } from '@testreport/contract';
+import { INSIGHT_WINDOWS } from '@testreport/contract/core';
+import type { QueryOf, ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';

@@ -1,4 +1,5 @@
-import { RUN_STATUSES, type QueryOf, type ResponseOf } from '@testreport/contract';
+import { RUN_STATUSES } from '@testreport/contract/core';
+import type { QueryOf, ResponseOf } from '@testreport/contract';
 import { Option, type Command } from 'commander';
 import { detectCi, withBuildIdentity } from '@testreport/reporter';
 import { command } from '../lib/action.js';

@@ -1,5 +1,5 @@
 import type { PlannedShard, ResponseOf } from '@testreport/contract';
-import { SHARD_PLAN_MAX_TOTAL } from '@testreport/contract';
+import { SHARD_PLAN_MAX_TOTAL } from '@testreport/contract/core';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';

@@ -1,4 +1,6 @@
-import { renderRunSummary, SUMMARY_LIMITS, type ResponseOf, type TestReportClient } from '@testreport/client';
+import { renderRunSummary, type TestReportClient } from '@testreport/client/core';
+import { SUMMARY_LIMITS } from '@testreport/contract/core';
+import type { ResponseOf } from '@testreport/client';
 import { appendStepSummary, appendStepSummaryText, detectCi, STEP_SUMMARY_LIMIT, withBuildIdentity } from '@testreport/reporter';
 import { Option, type Command } from 'commander';
 import { command } from '../lib/action.js';

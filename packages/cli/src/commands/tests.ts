@@ -1,4 +1,5 @@
-import { TEST_STATUSES, type QueryOf, type ResponseOf, type Step } from '@testreport/contract';
+import { TEST_STATUSES } from '@testreport/contract/core';
+import type { QueryOf, ResponseOf, Step } from '@testreport/contract';
 import { Option, type Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';

@@ -66,7 +66,7 @@ const links = (client: { baseUrl: string; appUrl: string }, runId: string) => ({
 async function replay(ctx: Context, inputs: ReportInputs, summary: boolean): Promise<UploadResult> {
   const client = ctx.client('any', UPLOAD_PATIENCE);
   const results = [];
-  const view = new ProgressView(!ctx.out.json && canAnimate(), 'Replaying spool');
+  const view = await ProgressView.open(!ctx.out.json && canAnimate(), 'Replaying spool');
   try {
     for (const file of inputs.files) {
       const r = await replaySpool(file, client, { onProgress: (p) => (view.text = `Replaying ${file}: ${p.phase} ${p.done} / ${p.total}`) });
@@ -89,7 +89,7 @@ export async function upload(ctx: Context, input: UploadInput): Promise<UploadRe
   const inputs = await resolveInputs(input.path);
   if (inputs.kind === 'spool') return flags.dryRun ? { dryRun: true, kind: 'spool', files: inputs.files } : replay(ctx, inputs, Boolean(flags.summary));
 
-  const view = new ProgressView(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
+  const view = await ProgressView.open(!ctx.out.json && canAnimate(), `Reading ${describeInputs(inputs)}`);
   try {
     const hash = await hashInputs(inputs);
     const scan = await scanReport(inputs);

@@ -1,4 +1,5 @@
-import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type BodyOf, type QueryOf, type ResponseOf, type WebhookEvent, type WebhookFormat } from '@testreport/contract';
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '@testreport/contract/core';
+import type { BodyOf, QueryOf, ResponseOf } from '@testreport/contract';
 import type { Command } from 'commander';
 import { command } from '../lib/action.js';
 import type { Context } from '../lib/context.js';

@@ -1,4 +1,4 @@
-import { TestReportClient } from '@testreport/client';
+import { TestReportClient } from '@testreport/client/core';
 import type { Command } from 'commander';
 import { resolveConfig, type ResolvedConfig } from './config.js';
 import { UsageError } from './errors.js';
@@ -89,6 +89,8 @@ export class Context {
       url: this.url,
       ...(need === 'none' ? {} : useSession ? { sessionCookie: session } : { apiKey }),
       userAgent: `testreport-cli/${VERSION}`,
+      // Node's own http module is loaded already; undici would add ≈ 170 ms to every command's start.
+      http: 'node',
       ...patience,
       allowInsecureHttp: this.opts.allowInsecureHttp,
       warn: (m) => this.out.warn(m),

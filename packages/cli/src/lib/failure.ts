@@ -1,4 +1,4 @@
-import { ApiError, ConnectionError, InsecureTransportError, KeyValidationError } from '@testreport/client';
+import { ApiError, ConnectionError, InsecureTransportError, KeyValidationError } from '@testreport/client/core';
 import { CommanderError } from 'commander';
 import { InputError } from '../report/inputs.js';
 import { MalformedReportError } from '../report/types.js';

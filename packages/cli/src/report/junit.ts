@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { appendCapped, cleanError, stripAnsi, TEXT_CAPS } from '@testreport/contract';
+import { appendCapped, cleanError, stripAnsi, TEXT_CAPS } from '@testreport/contract/core';
 import { MalformedReportError, type ParsedTest, type ReportRecord, type SuiteRef } from './types.js';
 
 interface OpenCase {

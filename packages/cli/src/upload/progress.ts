@@ -1,4 +1,4 @@
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { UploadProgress } from './engine.js';
 
 export function formatBytes(n: number): string {
@@ -18,11 +18,14 @@ export function canAnimate(stream: NodeJS.WriteStream = process.stderr, env: Nod
 
 /** A spinner with "tests sent / total, bytes uploaded" on a terminal; nothing when piped or --json. */
 export class ProgressView {
-  private spinner?: Ora;
+  private constructor(private readonly spinner?: Ora) {}
 
-  constructor(enabled: boolean, text: string) {
+  /** ora (and the terminal-width tables it brings) is loaded only when a spinner shows: every other command starts without it. */
+  static async open(enabled: boolean, text: string): Promise<ProgressView> {
+    if (!enabled) return new ProgressView();
+    const { default: ora } = await import('ora');
     // stdin is left alone: ora would otherwise put it in raw mode, and a CI pseudo-terminal may never feed it.
-    if (enabled) this.spinner = ora({ text, stream: process.stderr, discardStdin: false }).start();
+    return new ProgressView(ora({ text, stream: process.stderr, discardStdin: false }).start());
   }
 
   set text(text: string) {
