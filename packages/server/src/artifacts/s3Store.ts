@@ -1,19 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertArtifactKey, type ArtifactStore } from './store.js';
 import { storeOutage } from './storeOutages.js';
 
@@ -41,11 +28,26 @@ const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 
 /**
+ * The AWS SDK, loaded when a bucket is first used: its modules took ≈ 0.5 s of every server's start
+ * (docs/benchmarks.md), and most installations keep artifacts on disk.
+ */
+type S3Sdk = typeof import('@aws-sdk/client-s3') & typeof import('@aws-sdk/lib-storage') & typeof import('@aws-sdk/s3-request-presigner');
+let sdk: Promise<S3Sdk> | undefined;
+function loadS3Sdk(): Promise<S3Sdk> {
+  sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage'), import('@aws-sdk/s3-request-presigner')]).then(([s3, storage, presigner]) => ({ ...s3, ...storage, ...presigner }));
+  return sdk;
+}
+
+/**
  * An S3 client that also works against S3-compatible servers: checksums only where the API requires
  * them (the SDK's default CRC32 trailers are refused by many of them), and a Content-MD5 on
  * DeleteObjects, which S3 itself and older compatible servers (Swift s3api, MinIO before 2025) require.
  */
-export function createS3Client(o: S3ConnectionOptions): S3Client {
+export async function createS3Client(o: S3ConnectionOptions): Promise<S3Client> {
+  return s3ClientWith(await loadS3Sdk(), o);
+}
+
+function s3ClientWith(aws: S3Sdk, o: S3ConnectionOptions): S3Client {
   const config: S3ClientConfig = {
     region: o.region,
     forcePathStyle: o.forcePathStyle,
@@ -54,7 +56,7 @@ export function createS3Client(o: S3ConnectionOptions): S3Client {
   };
   if (o.endpoint) config.endpoint = o.endpoint;
   if (o.credentials) config.credentials = o.credentials;
-  const client = new S3Client(config);
+  const client = new aws.S3Client(config);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const req = args.request as { headers?: Record<string, string>; body?: unknown };
@@ -79,12 +81,12 @@ const ABANDONED_MAX_GAP_MS = 10_000;
  * unique per artifact, so every unfinished upload of `Key` is the failed one. Best effort: a
  * server that stops meanwhile leaves them to the lifecycle rule (docs/deploy.md).
  */
-function abandonUpload(client: S3Client, Bucket: string, Key: string): void {
+function abandonUpload(aws: S3Sdk, client: S3Client, Bucket: string, Key: string): void {
   const until = Date.now() + ABANDONED_PATIENCE_MS;
   const attempt = async (gap: number): Promise<void> => {
     try {
-      const { Uploads = [] } = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: Key }));
-      for (const u of Uploads) if (u.Key === Key) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: u.UploadId }));
+      const { Uploads = [] } = await client.send(new aws.ListMultipartUploadsCommand({ Bucket, Prefix: Key }));
+      for (const u of Uploads) if (u.Key === Key) await client.send(new aws.AbortMultipartUploadCommand({ Bucket, Key, UploadId: u.UploadId }));
     } catch {
       if (Date.now() + gap > until) return;
       setTimeout(() => void attempt(Math.min(gap * 2, ABANDONED_MAX_GAP_MS)), gap).unref();
@@ -100,7 +102,8 @@ const isNotFound = (err: unknown) => {
 
 /** Artifact bytes as objects in an S3-compatible bucket, one object per key under `prefix`. */
 export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
-  const client = createS3Client(o);
+  let loaded: Promise<{ aws: S3Sdk; client: S3Client }> | undefined;
+  const ready = () => (loaded ??= loadS3Sdk().then((aws) => ({ aws, client: s3ClientWith(aws, o) })));
   const Bucket = o.bucket;
   const batch = Math.min(o.deleteBatchSize ?? MAX_DELETE_BATCH, MAX_DELETE_BATCH);
   const objectKey = (key: string, prefix = false) => {
@@ -111,6 +114,7 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
   return {
     async put(key, body) {
       const Key = objectKey(key);
+      const { aws, client } = await ready();
       // Length is unknown until the stream ends: lib-storage sends one PutObject for a body under one
       // part, a multipart upload otherwise, and aborts that upload (removing its parts) when the body
       // fails, e.g. because the artifact inspector passed the type's size cap mid-stream. The bytes are
@@ -127,24 +131,26 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
           }
         })(),
       );
-      const upload = new Upload({ client, params: { Bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
+      const upload = new aws.Upload({ client, params: { Bucket, Key, Body: counted }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
       try {
         await upload.done();
       } catch (err) {
-        if (storeOutage(err)) abandonUpload(client, Bucket, Key);
+        if (storeOutage(err)) abandonUpload(aws, client, Bucket, Key);
         throw err;
       }
       return { size };
     },
 
     async get(key, range) {
-      const res = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      const { aws, client } = await ready();
+      const res = await client.send(new aws.GetObjectCommand({ Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
       return res.Body as Readable;
     },
 
     async size(key) {
+      const { aws, client } = await ready();
       try {
-        return (await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }))).ContentLength ?? 0;
+        return (await client.send(new aws.HeadObjectCommand({ Bucket, Key: objectKey(key) }))).ContentLength ?? 0;
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;
@@ -152,17 +158,19 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
     },
 
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
+      const { aws, client } = await ready();
+      await client.send(new aws.DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
     },
 
     async deletePrefix(prefix) {
       const Prefix = objectKey(prefix, true);
+      const { aws, client } = await ready();
       let ContinuationToken: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken, MaxKeys: batch }));
+        const page = await client.send(new aws.ListObjectsV2Command({ Bucket, Prefix, ContinuationToken, MaxKeys: batch }));
         const keys = (page.Contents ?? []).map((c) => ({ Key: c.Key! }));
         if (keys.length > 0) {
-          const res = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }));
+          const res = await client.send(new aws.DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }));
           const failed = res.Errors ?? [];
           if (failed.length > 0) {
             throw new Error(`S3 DeleteObjects failed for ${failed.length} key(s), first ${failed[0].Key}: ${failed[0].Code} ${failed[0].Message ?? ''}`.trim());
@@ -173,12 +181,15 @@ export function createS3ArtifactStore(o: S3StoreOptions): ArtifactStore {
     },
 
     async check() {
-      await client.send(new HeadBucketCommand({ Bucket }));
+      const { aws, client } = await ready();
+      await client.send(new aws.HeadBucketCommand({ Bucket }));
     },
 
-    presignGet(key, opts) {
-      const command = new GetObjectCommand({ Bucket, Key: objectKey(key), ResponseContentType: opts.contentType, ResponseContentDisposition: opts.contentDisposition });
-      return getSignedUrl(client, command, { expiresIn: opts.expiresInSeconds });
+    async presignGet(key, opts) {
+      const Key = objectKey(key);
+      const { aws, client } = await ready();
+      const command = new aws.GetObjectCommand({ Bucket, Key, ResponseContentType: opts.contentType, ResponseContentDisposition: opts.contentDisposition });
+      return aws.getSignedUrl(client, command, { expiresIn: opts.expiresInSeconds });
     },
   };
 }

@@ -114,7 +114,7 @@ export async function startSwift(): Promise<SwiftS3> {
 
   const endpoint = `http://127.0.0.1:${ports.proxy}`;
   const connection = { endpoint, region: SWIFT_REGION, forcePathStyle: true, credentials: { ...SWIFT_S3_CREDENTIALS } };
-  const admin = createS3Client(connection);
+  const admin = await createS3Client(connection);
   const bucket = 'testreport';
   try {
     await admin.send(new CreateBucketCommand({ Bucket: bucket }));
