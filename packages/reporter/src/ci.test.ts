@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectCi, detectCiNode } from './ci.js';
+import { detectCi, detectCiAsync, detectCiNode } from './ci.js';
 import { shardOf, withBuildIdentity } from './ciBuild.js';
 
 const noGit = { git: false };
@@ -105,5 +105,15 @@ describe('detectCi', () => {
     const here = detectCi({}, { cwd: process.cwd() });
     expect(here.commitSha).toMatch(/^[0-9a-f]{40}$/);
     expect(detectCi({}, { cwd: '/' })).toEqual({});
+  });
+
+  it('reads the same facts without blocking, as the reporter does in Playwright’s process', async () => {
+    const here = await detectCiAsync({}, { cwd: process.cwd() });
+    expect(here).toEqual(detectCi({}, { cwd: process.cwd() }));
+    expect(here.commitSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await detectCiAsync({}, { cwd: '/' })).toEqual({});
+    // A CI's own commit wins; git's subject and author stand in only for that same commit.
+    const other = await detectCiAsync({ GITHUB_ACTIONS: 'true', GITHUB_SHA: 'abc', GITHUB_REF_NAME: 'main' }, { cwd: process.cwd() });
+    expect(other).toEqual({ ciProvider: 'GitHub Actions', commitSha: 'abc', branch: 'main' });
   });
 });

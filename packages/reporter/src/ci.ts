@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 // ci-info is read only when no known provider matched, so loading the reporter does not load it.
@@ -216,21 +216,35 @@ const PARALLEL_SUFFIX = / \d+\/\d+$/;
 /** "e2e 2/3" → "e2e": every job of `parallel: 3` is one group. */
 const gitlabJob = (v: string | undefined): string | undefined => clean(v?.replace(PARALLEL_SUFFIX, ''));
 
+const GIT_OPTIONS = { encoding: 'utf8', timeout: 3_000 } as const;
+const LOG_ARGS = ['log', '-1', '--format=%H%n%an%n%s'];
+const BRANCH_ARGS = ['rev-parse', '--abbrev-ref', 'HEAD'];
+
 function git(args: string[], cwd?: string): string | undefined {
   try {
-    const out = execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 3_000 });
-    return clean(out);
+    return clean(execFileSync('git', args, { ...GIT_OPTIONS, cwd, stdio: ['ignore', 'pipe', 'ignore'] }));
   } catch {
     // No git, not a repository, or a shallow checkout without the commit: the fields stay empty.
     return undefined;
   }
 }
 
-/** Branch, sha, subject and author of HEAD from the local checkout. */
-export function detectGit(cwd?: string): Pick<CiMetadata, 'branch' | 'commitSha' | 'commitMessage' | 'commitAuthor'> {
-  const log = git(['log', '-1', '--format=%H%n%an%n%s'], cwd);
+/** `git` without blocking the event loop: Playwright's process dispatches tests meanwhile. */
+function gitAsync(args: string[], cwd?: string): Promise<string | undefined> {
+  return new Promise((done) => {
+    try {
+      const child = execFile('git', args, { ...GIT_OPTIONS, cwd }, (err, out) => done(err ? undefined : clean(out)));
+      child.stdin?.end();
+    } catch {
+      done(undefined);
+    }
+  });
+}
+
+type GitFields = Pick<CiMetadata, 'branch' | 'commitSha' | 'commitMessage' | 'commitAuthor'>;
+
+function gitFields(log: string | undefined, branch: string | undefined): GitFields {
   const [commitSha, commitAuthor, ...subject] = log ? log.split('\n') : [];
-  const branch = git(['rev-parse', '--abbrev-ref', 'HEAD'], cwd);
   return {
     branch: branch && branch !== 'HEAD' ? branch : undefined,
     commitSha: clean(commitSha),
@@ -239,23 +253,34 @@ export function detectGit(cwd?: string): Pick<CiMetadata, 'branch' | 'commitSha'
   };
 }
 
+/** Branch, sha, subject and author of HEAD from the local checkout. */
+export function detectGit(cwd?: string): GitFields {
+  return gitFields(git(LOG_ARGS, cwd), git(BRANCH_ARGS, cwd));
+}
+
+/** `detectGit` with both git commands run at once, in the background. */
+export async function detectGitAsync(cwd?: string): Promise<GitFields> {
+  const [log, branch] = await Promise.all([gitAsync(LOG_ARGS, cwd), gitAsync(BRANCH_ARGS, cwd)]);
+  return gitFields(log, branch);
+}
+
 export interface DetectCiOptions {
   /** Fall back to the local git checkout for fields the CI does not provide (default true). */
   git?: boolean;
   cwd?: string;
 }
 
-/**
- * CI provider, build id/URL, branch and commit of the current process. Known CI providers are read
- * from their own variables; any other CI that ci-info recognises is named; git fills the gaps.
- */
-export function detectCi(env: Env = process.env, opts: DetectCiOptions = {}): CiMetadata {
+/** What the CI's own variables say; `needsGit` when git should fill gaps. */
+function fromEnv(env: Env, opts: DetectCiOptions): { out: CiMetadata; needsGit: boolean } {
   const provider = PROVIDERS.find((p) => p.detect(env));
   const out: CiMetadata = {};
   if (provider) Object.assign(out, { ciProvider: provider.name }, provider.read(env));
   else if (env === process.env && otherCi().isCI) out.ciProvider = otherCi().name ?? 'CI';
-  if (opts.git !== false && (!out.branch || !out.commitSha || !out.commitMessage || !out.commitAuthor)) {
-    const g = detectGit(opts.cwd);
+  return { out, needsGit: opts.git !== false && (!out.branch || !out.commitSha || !out.commitMessage || !out.commitAuthor) };
+}
+
+function withGit(out: CiMetadata, g: GitFields | undefined): CiMetadata {
+  if (g) {
     // git's sha only stands in when it is the commit the CI reported (or the CI said nothing).
     const sameCommit = !out.commitSha || out.commitSha === g.commitSha;
     out.branch ??= g.branch;
@@ -267,6 +292,21 @@ export function detectCi(env: Env = process.env, opts: DetectCiOptions = {}): Ci
   }
   for (const k of Object.keys(out) as (keyof CiMetadata)[]) if (out[k] === undefined) delete out[k];
   return out;
+}
+
+/**
+ * CI provider, build id/URL, branch and commit of the current process. Known CI providers are read
+ * from their own variables; any other CI that ci-info recognises is named; git fills the gaps.
+ */
+export function detectCi(env: Env = process.env, opts: DetectCiOptions = {}): CiMetadata {
+  const { out, needsGit } = fromEnv(env, opts);
+  return withGit(out, needsGit ? detectGit(opts.cwd) : undefined);
+}
+
+/** `detectCi` without blocking: what the reporter uses inside Playwright's process. */
+export async function detectCiAsync(env: Env = process.env, opts: DetectCiOptions = {}): Promise<CiMetadata> {
+  const { out, needsGit } = fromEnv(env, opts);
+  return withGit(out, needsGit ? await detectGitAsync(opts.cwd) : undefined);
 }
 
 /** The CI's parallel slot of this job (1-based), e.g. GitLab `parallel: 3` or CircleCI `parallelism: 3`. */

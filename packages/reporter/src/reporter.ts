@@ -1,4 +1,5 @@
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { detectCiAsync } from './ci.js';
 import { resolveOptions, type ReporterOptions, type ResolvedOptions } from './options.js';
 import { say } from './say.js';
 import type { ReportSession } from './session.js';
@@ -6,9 +7,9 @@ import type { ReportSession } from './session.js';
 /**
  * The module Playwright loads, kept small: it needs only Node's own modules, so loading it costs
  * Playwright next to nothing before `onBegin`. The SDK, its HTTP client, the contract's schemas
- * and the delivery (session.ts) are imported at `onBegin`, in the background: Playwright starts
- * its workers meanwhile, and tests that end before the import is done wait here, in order, until
- * the session takes them. `onEnd` waits for the session, so nothing is lost, and the guarantees are
+ * and the delivery (session.ts) are imported at `onBegin`, in the background, while git is asked
+ * for the commit (ci.ts `detectCiAsync`): Playwright starts its workers meanwhile, and tests that
+ * end before both are done wait here, in order, until the session takes them. `onEnd` waits for the session, so nothing is lost, and the guarantees are
  * the session's (a journal before every send, one warning when the server is down, the exit code
  * left alone but for the quarantine rule).
  */
@@ -30,9 +31,12 @@ export class TestReportReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     if (!this.opts.enabled) return;
-    this.session = import('./session.js').then(
-      ({ ReportSession }) => {
-        const session = new ReportSession(this.opts);
+    // git runs in the background beside the import: the two `git` commands blocked Playwright's
+    // process for ~90 ms when they ran synchronously here (docs/benchmarks.md).
+    const ci = detectCiAsync().catch(() => ({}));
+    this.session = Promise.all([import('./session.js'), ci]).then(
+      ([{ ReportSession }, ciMeta]) => {
+        const session = new ReportSession(this.opts, ciMeta);
         session.onBegin(config, suite);
         for (const e of this.earlyErrors) session.onError(e);
         for (const [test, result] of this.early) session.onTestEnd(test, result);

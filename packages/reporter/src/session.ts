@@ -4,7 +4,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { TestReportClient } from '@testreport/client/core';
 import { checkApiKey, KEY_PROBLEM_MESSAGES } from '@testreport/contract/core';
 import { artifactsOf } from './attachments.js';
-import { detectCi } from './ci.js';
+import type { CiMetadata } from './ci.js';
 import { shardOf } from './ciBuild.js';
 import { LiveDelivery } from './live.js';
 import { isFinalAttempt, mapTest, suiteRecords } from './mapping.js';
@@ -37,7 +37,11 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
   /** " (shard 2/3 of CI build 123)" on the summary line, so a job's log says which run it joined. */
   private shardNote = '';
 
-  constructor(private readonly opts: ResolvedOptions) {}
+  /** `ci`: what the CI's variables and the git checkout say (reporter.ts detects it while this module loads). */
+  constructor(
+    private readonly opts: ResolvedOptions,
+    private readonly ci: CiMetadata,
+  ) {}
 
   onBegin(config: FullConfig, suite: Suite): void {
     try {
@@ -117,7 +121,7 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
       t: 'header', v: 1, cid: this.runCid, createdAt: new Date().toISOString(), url: this.opts.url,
       ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`,
     });
-    const body = runBody(config, root, this.opts, detectCi());
+    const body = runBody(config, root, this.opts, this.ci);
     this.shard = shardOf(body);
     if (body.ciBuildId && (body.shardTotal ?? 1) > 1) this.shardNote = ` (shard ${body.shardCurrent}/${body.shardTotal} of CI build ${body.ciBuildId})`;
     this.spool.write({ t: 'run', cid: this.runCid, body });
