@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -202,6 +202,8 @@ describe('reporter against a real server', () => {
     expect(run.hostname).toBeTruthy();
     expect(run.os).toBeTruthy();
     expect(run.duration).toBeGreaterThan(0);
+    // Asked of git in the background at onBegin: the run still carries the checkout's commit.
+    expect(run.commitSha).toBe(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: fixtures, encoding: 'utf8' }).trim());
 
     const stored = await testsOf(runId);
     expect(stored).toHaveLength(expected.length);
