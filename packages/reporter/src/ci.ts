@@ -259,7 +259,7 @@ export function detectGit(cwd?: string): GitFields {
 }
 
 /** `detectGit` with both git commands run at once, in the background. */
-export async function detectGitAsync(cwd?: string): Promise<GitFields> {
+async function detectGitAsync(cwd?: string): Promise<GitFields> {
   const [log, branch] = await Promise.all([gitAsync(LOG_ARGS, cwd), gitAsync(BRANCH_ARGS, cwd)]);
   return gitFields(log, branch);
 }

@@ -9,9 +9,9 @@ import type { ReportSession } from './session.js';
  * Playwright next to nothing before `onBegin`. The SDK, its HTTP client, the contract's schemas
  * and the delivery (session.ts) are imported at `onBegin`, in the background, while git is asked
  * for the commit (ci.ts `detectCiAsync`): Playwright starts its workers meanwhile, and tests that
- * end before both are done wait here, in order, until the session takes them. `onEnd` waits for the session, so nothing is lost, and the guarantees are
- * the session's (a journal before every send, one warning when the server is down, the exit code
- * left alone but for the quarantine rule).
+ * end before both are done wait here, in order, until the session takes them. `onEnd` waits for
+ * the session, so nothing is lost, and the guarantees are the session's (a journal before every
+ * send, one warning when the server is down, the exit code left alone but for the quarantine rule).
  */
 export class TestReportReporter implements Reporter {
   private readonly opts: ResolvedOptions;
@@ -31,8 +31,8 @@ export class TestReportReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     if (!this.opts.enabled) return;
-    // git runs in the background beside the import: the two `git` commands blocked Playwright's
-    // process for ~90 ms when they ran synchronously here (docs/benchmarks.md).
+    // git runs beside the import, not on Playwright's main thread, which dispatches tests to the
+    // workers meanwhile: `git log` can take long in a large repository (docs/reporter.md).
     const ci = detectCiAsync().catch(() => ({}));
     this.session = Promise.all([import('./session.js'), ci]).then(
       ([{ ReportSession }, ciMeta]) => {
