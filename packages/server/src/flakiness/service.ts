@@ -51,7 +51,7 @@ export function createFlakinessService(deps: Deps) {
       // One transaction per chunk: a result stored meanwhile marks its case dirty again after we commit.
       await db.transaction().execute(async (trx) => {
         const txRepo = createFlakinessRepo(trx);
-        const windows = await txRepo.windows(ids, since);
+        const windows = await txRepo.windows(await txRepo.lockFree(ids), since);
         await txRepo.saveStats(new Map([...windows].map(([id, results]) => [id, scoreCase(results)])));
       });
     }
