@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
+import { unindexed } from '../db/planning.js';
 import { countingResults } from './attempts.js';
 
 export interface CaseOutcome {
@@ -101,9 +102,10 @@ export function createInsightsRepo(db: Db) {
         .where('run_id', '=', runId)
         .where('status', 'in', statuses)
         // Not replaced by a later result of the same case in this run (repeat-each, a resent test):
-        // a range of tests_case_window bounded by the run's last result, so later runs are not read.
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('tests as later').select('later.id').whereRef('later.case_id', '=', 'tests.case_id').whereRef('later.id', '>', 'tests.id').where('later.id', '<=', last).whereRef('later.run_id', '=', 'tests.run_id'))),
+        // a range of tests_case_window bounded by the run's last result, so later runs are not read;
+        // the run is only a filter there (db/planning.ts).
+        .where(({ not, exists, selectFrom, ref }) =>
+          not(exists(selectFrom('tests as later').select('later.id').whereRef('later.case_id', '=', 'tests.case_id').whereRef('later.id', '>', 'tests.id').where('later.id', '<=', last).where(unindexed('later.run_id'), '=', ref('tests.run_id')))),
         )
         .execute();
       return suiteOrder(rows.map(toOutcome));
