@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { dialectOf, type Db } from '../db/database.js';
 import { ownedBy } from '../owners/filter.js';
 import { FLAKINESS_WINDOW, type CaseStats, type ScoredResult } from './score.js';
+
+interface WindowRow { case_id: string; run_id: string; run_attempt: number; status: string; is_flaky: number; commit_sha: string | null; created_at: string }
 
 export interface BranchResult {
   id: string;
@@ -51,6 +53,15 @@ export function createFlakinessRepo(db: Db) {
     async windows(caseIds: string[], since: string): Promise<Map<string, ScoredResult[]>> {
       const out = new Map<string, ScoredResult[]>(caseIds.map((id) => [id, []]));
       if (caseIds.length === 0) return out;
+      const add = (r: WindowRow) =>
+        out.get(r.case_id)!.push({ runId: r.run_id, runAttempt: r.run_attempt, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at });
+      if (dialectOf(db).lateralOverArrays) {
+        const { rows } = await sql<WindowRow>`select w.* from unnest(cast(${caseIds} as text[])) as c(id) cross join lateral (
+          select case_id, run_id, run_attempt, status, is_flaky, commit_sha, created_at from tests
+          where tests.case_id = c.id and status <> 'skipped' and created_at >= ${since} order by id desc limit ${FLAKINESS_WINDOW}) w`.execute(db);
+        for (const r of rows) add(r);
+        return out;
+      }
       const arm = (caseId: string, i: number) =>
         db
           .selectFrom(
@@ -67,9 +78,7 @@ export function createFlakinessRepo(db: Db) {
           .selectAll();
       let query = arm(caseIds[0], 0);
       for (let i = 1; i < caseIds.length; i++) query = query.unionAll(arm(caseIds[i], i));
-      for (const r of await query.execute()) {
-        out.get(r.case_id)!.push({ runId: r.run_id, runAttempt: r.run_attempt, status: r.status, isFlaky: r.is_flaky === 1, commitSha: r.commit_sha, createdAt: r.created_at });
-      }
+      for (const r of await query.execute()) add(r);
       return out;
     },
 

@@ -54,6 +54,7 @@ export const postgres: DialectSupport = {
   },
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'double precision' },
   sharedByServers: true,
+  lateralOverArrays: true,
   /**
    * A transaction-scoped advisory lock held by a transaction that stays open while `work` runs on
    * other pooled connections: it is released on commit, and also when the holder's connection dies

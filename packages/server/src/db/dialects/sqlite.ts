@@ -135,6 +135,7 @@ export const sqlite: DialectSupport = {
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'real' },
   // One SQLite file, one server: the process is alone, so exclusive work just runs.
   sharedByServers: false,
+  lateralOverArrays: false,
   exclusive: async (_db, _lock, work) => ({ ran: true, value: await work() }),
   // What the bench's floor does: one fixed-shape statement, prepared once, bound per row inside the
   // caller's transaction. Cheaper than multi-row VALUES, whose 4,600-parameter statements Kysely
