@@ -30,7 +30,7 @@ export function createFlakinessRepo(db: Db) {
     },
 
     /**
-     * Of these cases, those no other transaction is writing, locked until the caller's transaction
+     * Of these cases, the dirty ones no other transaction is writing, locked until the caller's transaction
      * ends; the others are skipped and stay dirty for the next reader. A batch locks the cases it
      * upserts in key order and keeps them until it commits, so a recompute that waited for them
      * while holding cases of its own deadlocked with it on PostgreSQL (a 500 to the batch, seen at
@@ -41,7 +41,9 @@ export function createFlakinessRepo(db: Db) {
      */
     async lockFree(caseIds: string[]): Promise<string[]> {
       if (caseIds.length === 0) return [];
-      const rows = await db.selectFrom('test_cases').select('id').where('id', 'in', caseIds).orderBy('id').forUpdate().skipLocked().execute();
+      // Clean ones too are left out: another recompute (a second server, GET /flakiness beside the
+      // finish's) has just done them.
+      const rows = await db.selectFrom('test_cases').select('id').where('id', 'in', caseIds).where('stats_dirty', '=', 1).orderBy('id').forUpdate().skipLocked().execute();
       return rows.map((r) => r.id);
     },
 
