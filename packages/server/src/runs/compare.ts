@@ -54,7 +54,7 @@ export function createRunCompare(deps: Deps) {
   const insights = createInsightsRepo(deps.db);
 
   async function present(row: RunRow): Promise<RunComparisonResponse['run']> {
-    const counts = (await runs.statusCounts([row.id])).get(row.id)!;
+    const counts = await runs.derivedCounts(row);
     return {
       id: row.id, projectId: row.project_id, status: row.status as RunComparisonResponse['run']['status'], branch: row.branch, commitSha: row.commit_sha,
       commitMessage: row.commit_message, runTitle: row.run_title, duration: row.duration, createdAt: row.created_at, ...resolveCounts(row, counts),

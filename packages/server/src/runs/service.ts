@@ -15,7 +15,6 @@ import { createShardRepo, finishedShardCount, type ShardRow } from './shardRepo.
 
 const FINISHED = new Set(['passed', 'failed', 'cancelled']);
 const COUNT_FIELDS = ['totalTests', 'passedTests', 'failedTests', 'skippedTests', 'flakyTests'] as const;
-const COUNT_COLUMNS = ['total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests'] as const;
 
 /**
  * Removes runs with everything they own: rows in one transaction, then the artifact files. A file
@@ -40,16 +39,15 @@ export function createRunService(deps: Deps) {
   const now = () => deps.config.now().toISOString();
 
   async function present(row: RunRow): Promise<Run> {
-    const counts = await repo.statusCounts([row.id]);
     const finished = row.build_key === null ? null : finishedShardCount(await shards.ofRun(row.id), row.shard_total ?? 1);
-    return toRun(row, counts.get(row.id)!, finished);
+    return toRun(row, await repo.derivedCounts(row), finished);
   }
 
   const ciBuilds = createCiBuilds(deps, {
     runs: repo,
     shards,
     // Count columns a PATCH stored (runs without a build id) win over the derived ones, as readers see them.
-    failedTestsOf: async (row) => resolveCounts(row, (await repo.statusCounts([row.id])).get(row.id)!).failedTests,
+    failedTestsOf: async (row) => resolveCounts(row, await repo.derivedCounts(row)).failedTests,
     announce: (row) => announceFinish(row),
   });
 
@@ -179,7 +177,7 @@ export function createRunService(deps: Deps) {
         if (finishes) Object.assign(set, { finished_at: at, finish_reason: 'status', finish_count: current.finish_count + 1 });
         const updated = { ...current, ...set } as RunRow;
         if (COUNT_FIELDS.some((f) => patch[f] !== undefined)) {
-          const derived = COUNT_COLUMNS.some((col) => updated[col] === null) ? (await repo.statusCounts([id])).get(id)! : NO_TESTS;
+          const derived = await repo.derivedCounts(updated);
           checkCounts(updated, derived, patch);
         }
         await repo.update(id, set);

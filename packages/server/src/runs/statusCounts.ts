@@ -7,3 +7,6 @@ export interface StatusCounts {
   flaky: number;
 }
 export const NO_TESTS: StatusCounts = { total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+
+/** The count columns of a run row; a PATCH may store them, and stored ones win over derived ones (runs/present.ts). */
+export const COUNT_COLUMNS = ['total_tests', 'passed_tests', 'failed_tests', 'skipped_tests', 'flaky_tests'] as const;

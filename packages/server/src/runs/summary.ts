@@ -42,7 +42,7 @@ export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['in
     // Read per call: with port 0 the address is known only once the server listens.
     const appUrl = deps.config.publicUrl;
     const branch = base ?? (await projects.defaultBranch(row.project_id));
-    const [counts, facts] = await Promise.all([runs.statusCounts([row.id]), comparison.factsOf(row, branch)]);
+    const [counts, facts] = await Promise.all([runs.derivedCounts(row), comparison.factsOf(row, branch)]);
     const quarantined = facts.quarantinedCases;
     const firstSeen = await errorGroups.firstSeenOf(row.project_id, [...new Set(facts.failures.map((f) => f.errorFingerprint).filter((fp): fp is string => fp !== null))]);
     const seen = (t: CaseOutcome): FirstSeen | undefined => (t.status === 'failed' && t.errorFingerprint ? firstSeen.get(t.errorFingerprint) : undefined);
@@ -60,7 +60,7 @@ export function createRunSummaries(deps: Deps, projects: Pick<ProjectService['in
       run: {
         id: row.id, projectId: row.project_id, status: row.status as RunSummaryResponse['run']['status'], branch: row.branch, commitSha: row.commit_sha,
         commitMessage: row.commit_message, ciProvider: row.ci_provider, ciBuildId: row.ci_build_id, ciBuildUrl: row.ci_build_url, runTitle: row.run_title,
-        ...resolveCounts(row, counts.get(row.id)!), duration: row.duration, createdAt: row.created_at, url: `${appUrl}/runs/${row.id}`,
+        ...resolveCounts(row, counts), duration: row.duration, createdAt: row.created_at, url: `${appUrl}/runs/${row.id}`,
       },
       base: { branch, run: baseRun ? { id: baseRun.id, status: baseRun.status, createdAt: baseRun.createdAt, url: `${appUrl}/runs/${baseRun.id}` } : null },
       failed: list(facts.failures),
