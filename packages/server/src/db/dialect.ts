@@ -46,6 +46,13 @@ export interface DialectSupport {
    */
   exclusive<T>(db: Kysely<any>, lock: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /**
+   * Takes `lock` until the caller's transaction ends, waiting while another transaction holds it
+   * (PostgreSQL: a transaction-scoped advisory lock). SQLite runs one writing transaction at a time
+   * already, so there it takes nothing. Take it before any row lock, so that waiting for it can
+   * never be part of a deadlock.
+   */
+  lockForTransaction(db: Kysely<any>, lock: string): Promise<void>;
+  /**
    * Inserts rows of one table, all with the same columns: on SQLite one prepared one-row INSERT run
    * per row (as `writeMany`), on PostgreSQL `COPY … FROM STDIN` (the rows as one text stream).
    */

@@ -10,5 +10,8 @@ export async function runExclusive(db: Db, lock: string, work: () => Promise<unk
   return r.ran;
 }
 
+/** Holds `lock` until the current transaction ends, waiting for other holders (`DialectSupport.lockForTransaction`). */
+export const lockForTransaction = (db: Db, lock: string): Promise<void> => dialectOf(db).lockForTransaction(db, lock);
+
 /** Whether several servers may share this database (see `DialectSupport.sharedByServers`). */
 export const sharedByServers = (db: Db): boolean => dialectOf(db).sharedByServers;

@@ -49,6 +49,26 @@ describe('flakiness recompute beside writers', () => {
     expect(body.data.map((e: { fullTitle: string }) => e.fullTitle)).toEqual(['locks > B']);
   });
 
+  it.runIf(testDbKind() === 'postgres')('waits for another recompute of the project instead of skipping its cases', async () => {
+    const ids = await dirtyCases();
+    // Another server's recompute of this project, mid-chunk.
+    const other = new pg.Client({ connectionString: t.server.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('select pg_advisory_xact_lock(hashtext($1))', [`testreport:flakiness:${t.projectId}`]);
+      let done = false;
+      const refresh = t.server.services.flakiness.internal.refresh(t.projectId, ids).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(done).toBe(false);
+      await other.query('commit');
+      await refresh;
+    } finally {
+      await other.end();
+    }
+    expect(Object.values(await dirtyOf(ids))).toEqual([0, 0, 0]);
+  });
+
   it('recomputes every dirty case when nothing else writes them', async () => {
     const ids = await dirtyCases();
     await t.server.services.flakiness.internal.refresh(t.projectId, ids);

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { NotFoundError } from '../lib/errors.js';
 import { chunk } from '../db/batch.js';
 import { afterCommit, inTransaction } from '../db/transaction.js';
+import { lockForTransaction } from '../db/locks.js';
 import { fromJson } from '../db/values.js';
 import { createFlakinessRepo } from './repo.js';
 import { scoreCase } from './score.js';
@@ -50,6 +51,10 @@ export function createFlakinessService(deps: Deps) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       // One transaction per chunk: a result stored meanwhile marks its case dirty again after we commit.
       await db.transaction().execute(async (trx) => {
+        // One recompute of a project at a time, across servers: a second one (GET /flakiness beside
+        // a finish's) waits for this chunk and then finds its cases clean, instead of skipping
+        // them as locked and reading the scores from before.
+        await lockForTransaction(trx, `flakiness:${projectId}`);
         const txRepo = createFlakinessRepo(trx);
         const windows = await txRepo.windows(await txRepo.lockFree(ids), since);
         await txRepo.saveStats(new Map([...windows].map(([id, results]) => [id, scoreCase(results)])));

@@ -66,6 +66,9 @@ export const postgres: DialectSupport = {
       if (!rows[0]?.got) return { ran: false as const };
       return { ran: true as const, value: await work() };
     }),
+  async lockForTransaction(db, lock) {
+    await sql`select pg_advisory_xact_lock(hashtext(${`testreport:${lock}`}))`.execute(db);
+  },
   async writeMany(db, rows, build, rowsPerStatement) {
     const out: unknown[] = [];
     for (let i = 0; i < rows.length; i += rowsPerStatement) out.push(...(await build(rows.slice(i, i + rowsPerStatement)).execute()));

@@ -137,6 +137,7 @@ export const sqlite: DialectSupport = {
   sharedByServers: false,
   lateralOverArrays: false,
   exclusive: async (_db, _lock, work) => ({ ran: true, value: await work() }),
+  lockForTransaction: async () => {},
   // What the bench's floor does: one fixed-shape statement, prepared once, bound per row inside the
   // caller's transaction. Cheaper than multi-row VALUES, whose 4,600-parameter statements Kysely
   // compiled and SQLite prepared anew on every batch (docs/benchmarks.md).
