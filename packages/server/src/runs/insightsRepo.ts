@@ -1,6 +1,6 @@
 import { fromJson } from '../db/values.js';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { dialectOf, type Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
@@ -122,6 +122,17 @@ export function createInsightsRepo(db: Db) {
       }
       const [first, last] = await Promise.all([firstId(runId), lastId(runId)]);
       if (!first || !last) return out;
+      if (dialectOf(db).lateralOverArrays) {
+        // One probe of tests_case_window per case, newest first, stopping at the run's result. An
+        // IN list of 500 cases with the id range was planned, without statistics of the run, as a
+        // walk of the run's ids through the primary key: 350 ms per 500 cases on PostgreSQL.
+        const { rows } = await sql<{ case_id: string; id: string; status: string }>`select c.id as case_id, t.id, t.status
+          from unnest(cast(${caseIds} as text[])) as c(id) cross join lateral (
+            select id, status from tests where tests.case_id = c.id and tests.id >= ${first} and tests.id <= ${last} and ${unindexed('tests.run_id')} = ${runId}
+            order by tests.id desc limit 1) t`.execute(db);
+        for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
+        return out;
+      }
       for (const ids of chunk(caseIds, 500)) {
         // Each case's results between the run's first and last one (tests_case_window), in id order:
         // the last one wins. The run is checked here, not in SQL, where a run_id condition lets the

@@ -43,13 +43,29 @@ it.runIf(onPostgres)('checks a failure for later results of its case through tes
   const failures = await createInsightsRepo(opened.db).newestWithStatus(run.id, ['failed']);
   expect(failures.map((f) => f.fullTitle).sort()).toEqual(Array.from({ length: 19 }, (_, k) => `plans > ${(k + 1) * 20}`).sort());
 
-  const query = seen.find((q) => /not exists/.test(q.sql))!;
-  expect(query, 'the failures query').toBeDefined();
-  const { rows } = await opened.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ ...query, sql: `explain (format json) ${query.sql}` });
-  // The index of each scan of `later` (a bitmap heap scan names it in its bitmap index scan below).
-  const later = nodes(rows[0]!['QUERY PLAN'][0].Plan)
-    .filter((n) => n.Alias === 'later')
-    .map((n) => (n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).find((c) => c['Index Name'])?.['Index Name'] : n['Index Name'] ?? n['Node Type']));
-  expect(later.length).toBeGreaterThan(0);
-  for (const index of later) expect(index).toBe('tests_case_window');
+  expect(await indexesOf(/not exists/, 'later')).toEqual(['tests_case_window']);
 });
+
+it.runIf(onPostgres)('looks up the fixed cases of a run with one probe of tests_case_window per case', async () => {
+  const run = await createRun(t);
+  await postTests(t, Array.from({ length: 300 }, (_, i) => testBody(run.id, t.projectId, { fullTitle: `fixed > ${i}`, status: 'passed' })));
+  await postTests(t, [testBody(run.id, t.projectId, { fullTitle: 'fixed > 7', status: 'failed' })]);
+  const cases = await opened.db.selectFrom('test_cases').select(['id', 'full_title']).where('full_title', 'in', ['fixed > 3', 'fixed > 7', 'plans > 1']).execute();
+  seen.length = 0;
+  const found = await createInsightsRepo(opened.db).newestOfCases(run.id, cases.map((c) => c.id));
+  const byTitle = Object.fromEntries(cases.filter((c) => found.has(c.id)).map((c) => [c.full_title, found.get(c.id)!.status]));
+  // The newest result in this run wins; a case without a result in it is absent.
+  expect(byTitle).toEqual({ 'fixed > 3': 'passed', 'fixed > 7': 'failed' });
+  expect(await indexesOf(/lateral/, 'tests')).toEqual(['tests_case_window']);
+});
+
+/** The distinct indexes the scans of `alias` use in the plan of the captured query matching `sql`. */
+async function indexesOf(sql: RegExp, alias: string): Promise<(string | undefined)[]> {
+  const query = seen.find((q) => sql.test(q.sql));
+  expect(query, String(sql)).toBeDefined();
+  const { rows } = await opened.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ ...query!, sql: `explain (format json) ${query!.sql}` });
+  // A bitmap heap scan names its index in the bitmap index scan below it.
+  return [...new Set(nodes(rows[0]!['QUERY PLAN'][0].Plan)
+    .filter((n) => n.Alias === alias)
+    .map((n) => (n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).find((c) => c['Index Name'])?.['Index Name'] : n['Index Name'] ?? n['Node Type'])))];
+}

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Database as Schema } from '../db/schema.js';
+import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { createInsightsRepo } from '../runs/insightsRepo.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
@@ -17,7 +17,8 @@ import { createRun, postTests, testBody } from '../testing/results.js';
  */
 let t: TestServer;
 let raw: Database.Database;
-let db: Kysely<Schema>;
+let opened: OpenedDatabase;
+let db: OpenedDatabase['db'];
 let runId: string;
 const seen: CompiledQuery[] = [];
 
@@ -27,12 +28,14 @@ beforeAll(async () => {
   runId = (await createRun(t)).id;
   await postTests(t, [testBody(runId, t.projectId), testBody(runId, t.projectId, { fullTitle: 'b', status: 'failed' })]);
   raw = new Database(file);
-  db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: raw }), log: (e) => {
+  // Opened as the server opens it, so repositories that ask the dialect (db/dialect.ts) work.
+  opened = openDatabase(file, { log: (e) => {
     if (e.level === 'query') seen.push(e.query);
   } });
+  db = opened.db;
 });
 afterAll(async () => {
-  await db?.destroy();
+  await opened?.close();
   await t?.close();
 });
 
