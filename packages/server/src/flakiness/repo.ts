@@ -30,14 +30,14 @@ export function createFlakinessRepo(db: Db) {
     },
 
     /**
-     * Of these cases, the dirty ones no other transaction is writing, locked until the caller's transaction
-     * ends; the others are skipped and stay dirty for the next reader. A batch locks the cases it
-     * upserts in key order and keeps them until it commits, so a recompute that waited for them
-     * while holding cases of its own deadlocked with it on PostgreSQL (a 500 to the batch, seen at
-     * 50,000 tests per run). A skipped case gets a result of that batch and is marked dirty by it
-     * anyway. Locking before reading also keeps a result committed between the read and the UPDATE
-     * from being covered by a stale score and a cleared flag. SQLite's writer holds the whole
-     * database, so there every case is free.
+     * Of these cases, the dirty ones no other transaction is writing, locked until the caller's
+     * transaction ends; the others are skipped and stay dirty for the next reader. A batch locks
+     * the cases it upserts in key order and keeps them until it commits, so a recompute that waited
+     * for them while holding cases of its own deadlocked with it on PostgreSQL (a 500 to the batch,
+     * seen at 50,000 tests per run). A skipped case gets a result of that batch and is marked dirty
+     * by it anyway. Locking before reading also keeps a result committed between the read and the
+     * UPDATE from being covered by a stale score and a cleared flag. SQLite's writer holds the
+     * whole database, so there every case is free.
      */
     async lockFree(caseIds: string[]): Promise<string[]> {
       if (caseIds.length === 0) return [];
