@@ -77,21 +77,27 @@ export const postgres: DialectSupport = {
   // COPY … FROM STDIN (postgresCopy.ts): the rows as one text stream, no statement or array per batch.
   insertMany: (db, table, rows) => copyRows(db, table, rows),
   open(url) {
-    const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: POOL_SIZE,
+      types,
+      // Prefetch for bitmap heap scans, where the text searches (`GET /search`, `GET /errors?q=`)
+      // read one table page per match: with PostgreSQL's default of 1 a first search of 10,000
+      // matches not in memory took 1.4 s, with 32 0.18 s (docs/benchmarks.md, issue 27). Raised only
+      // from below, so a value the database's administrator chose stays; a server without
+      // posix_fadvise refuses it, and the default stays. Awaited before the pool hands the client
+      // out: a query sent while this one still ran would queue inside pg, which pg 9 refuses
+      // ("client.query() when the client is already executing a query").
+      onConnect: async (client) => {
+        await client.query(IO_CONCURRENCY).catch(() => {});
+      },
+    });
     // An idle client whose connection drops (database restart, failover) emits 'error' on the pool;
     // unhandled it would crash the process. The next query gets a fresh connection instead.
     pool.on('error', () => {});
     // A connection that drops while checked out (mid-query, or held for a transaction) emits 'error' on
     // its client instead: the query in flight is rejected with it, so the event itself is not needed.
-    pool.on('connect', (client) => {
-      client.on('error', () => {});
-      // Prefetch for bitmap heap scans, where the text searches (`GET /search`, `GET /errors?q=`)
-      // read one table page per match: with PostgreSQL's default of 1 a first search of 10,000
-      // matches not in memory took 1.4 s, with 32 0.18 s (docs/benchmarks.md, issue 27). Raised only
-      // from below, so a value the database's administrator chose stays; a server without
-      // posix_fadvise refuses it, and the default stays.
-      client.query(IO_CONCURRENCY).catch(() => {});
-    });
+    pool.on('connect', (client) => client.on('error', () => {}));
     return { dialect: new PostgresDialect({ pool }), plugins: [] };
   },
 };
