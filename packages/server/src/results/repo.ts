@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
 import { rowsPerStatement } from '../db/batch.js';
@@ -6,6 +6,7 @@ import { insertMany, writeMany } from '../db/bulk.js';
 import { searchIndexInserted } from '../db/search.js';
 import { containsIgnoringCase } from '../db/text.js';
 import { ownedBy } from '../owners/filter.js';
+import { replacedByLaterAttempt } from '../runs/attemptFilters.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -84,17 +85,8 @@ export function createTestRepo(db: Db) {
       // With a runId (whose project the service has checked) the run alone is the filter: adding
       // project_id would lead SQLite to walk the project's index newest-first instead of the run's.
       let base = q.runId ? db.selectFrom('tests').where('run_id', '=', q.runId) : db.selectFrom('tests').where('project_id', '=', q.projectId);
-      if (q.latestAttemptOnly) {
-        base = base.where(({ not, exists, selectFrom }) =>
-          not(exists(
-            selectFrom('tests as later')
-              .select('later.id')
-              .whereRef('later.case_id', '=', 'tests.case_id')
-              .whereRef('later.run_id', '=', 'tests.run_id')
-              .whereRef('later.run_attempt', '>', 'tests.run_attempt'),
-          )),
-        );
-      }
+      // Only with a runId (the service's rule): a re-run's replaced results are left out.
+      if (q.latestAttemptOnly && q.runId) base = base.where(sql<boolean>`not ${replacedByLaterAttempt(q.runId)}`);
       if (q.status) base = base.where('status', '=', q.status);
       if (q.owner) base = base.where(ownedBy(q.owner));
       if (q.search) {

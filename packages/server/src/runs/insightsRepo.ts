@@ -5,6 +5,7 @@ import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
 import { countingResults } from './attempts.js';
+import { failedInEarlierAttempt, replacedByLaterAttempt } from './attemptFilters.js';
 
 export interface CaseOutcome {
   caseId: string;
@@ -219,21 +220,11 @@ export function createInsightsRepo(db: Db) {
       let base = db.selectFrom('tests').where('run_id', '=', q.runId);
       const reran = await rerun(q.runId);
       // A test that failed in an earlier attempt of this run and passed in its latest reads flaky (runs/attempts.ts).
-      const failedBefore = sql<boolean>`exists (select 1 from tests as earlier where earlier.run_id = tests.run_id and earlier.case_id = tests.case_id and earlier.run_attempt < tests.run_attempt and earlier.status = 'failed')`;
+      const failedBefore = failedInEarlierAttempt(q.runId);
       if (reran) {
         // A result a later attempt of the same test replaced is not part of the run any more (its
         // counts and insights skip it too); the shards table shows the attempts.
-        base = base.where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('tests as later')
-                .select('later.id')
-                .whereRef('later.case_id', '=', 'tests.case_id')
-                .whereRef('later.run_id', '=', 'tests.run_id')
-                .whereRef('later.run_attempt', '>', 'tests.run_attempt'),
-            ),
-          ),
-        );
+        base = base.where(sql<boolean>`not ${replacedByLaterAttempt(q.runId)}`);
       }
       if (q.status && reran && (q.status === 'flaky' || q.status === 'passed')) {
         base =

@@ -1,6 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createInsightsRepo } from './insightsRepo.js';
+import { createTestRepo } from '../results/repo.js';
 import { openDatabase, testDbKind, type OpenedDatabase } from '../testing/database.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
@@ -18,7 +19,7 @@ let t: TestServer;
 let opened: OpenedDatabase;
 const seen: CompiledQuery[] = [];
 
-interface PlanNode { 'Node Type': string; 'Index Name'?: string; Alias?: string; Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string; 'Index Name'?: string; 'Join Type'?: string; Alias?: string; Plans?: PlanNode[] }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 beforeAll(async () => {
@@ -59,13 +60,49 @@ it.runIf(onPostgres)('looks up the fixed cases of a run with one probe of tests_
   expect(await indexesOf(/lateral/, 'tests')).toEqual(['tests_case_window']);
 });
 
-/** The distinct indexes the scans of `alias` use in the plan of the captured query matching `sql`. */
-async function indexesOf(sql: RegExp, alias: string): Promise<(string | undefined)[]> {
+it.runIf(onPostgres)('checks the results of a re-run for other attempts of their case with probes of tests_case_window, not a join over the run', async () => {
+  // Attempt 1: 300 tests, every 10th failing; attempt 2 runs the first 100 again, all passing.
+  const build = { ciBuildId: `plans-${Date.now()}` };
+  const run = await createRun(t, { ...build, attempt: 1 });
+  await postTests(t, Array.from({ length: 300 }, (_, i) => testBody(run.id, t.projectId, { fullTitle: `rerun > ${i}`, status: i % 10 === 0 ? 'failed' : 'passed' })));
+  const joined = await t.api('POST', '/runs', { auth: t.apiKey, body: { projectId: t.projectId, status: 'running', ...build, attempt: 2 } });
+  expect([joined.status, (joined.body as { id: string }).id]).toEqual([200, run.id]);
+  await postTests(t, Array.from({ length: 100 }, (_, i) => testBody(run.id, t.projectId, { fullTitle: `rerun > ${i}`, status: 'passed' })));
+
+  const listed = await t.api('GET', `/tests?projectId=${t.projectId}&runId=${run.id}&limit=500`, { auth: t.apiKey });
+  const items = (listed.body as { data: { fullTitle: string; ciAttempt: number }[]; total: number });
+  expect(items.total).toBe(300);
+  expect(items.data.filter((d) => d.fullTitle === 'rerun > 0').map((d) => d.ciAttempt)).toEqual([2]);
+  seen.length = 0;
+  await createTestRepo(opened.db).list({ projectId: t.projectId, runId: run.id, limit: 50, offset: 0, latestAttemptOnly: true });
+  expect(await indexesOf(/^select count\(\*\).*not exists/s, 'later')).toEqual(['tests_case_window']);
+  expect(await joinsOf(/^select count\(\*\).*not exists/s)).toEqual([]);
+
+  seen.length = 0;
+  // Failed in attempt 1, passed in attempt 2: flaky (the first 100's failures, 0, 10, …, 90).
+  const flaky = await createInsightsRepo(opened.db).suitePage({ runId: run.id, status: 'flaky', limit: 500, offset: 0 });
+  expect(flaky.rows.map((r) => r.full_title).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `rerun > ${k * 10}`).sort());
+  expect(await indexesOf(/^select "id".*exists \(select 1 from tests as earlier/s, 'earlier')).toEqual(['tests_case_window']);
+  expect(await indexesOf(/^select "id".*exists \(select 1 from tests as earlier/s, 'later')).toEqual(['tests_case_window']);
+  expect(await joinsOf(/^select "id".*exists \(select 1 from tests as earlier/s)).toEqual([]);
+});
+
+/** The anti- and semi-joins in the plan of the captured query matching `sql` (the checks must stay per-row probes). */
+async function joinsOf(sql: RegExp): Promise<string[]> {
+  return (await planOf(sql)).map((n) => n['Join Type'] ?? '').filter((j) => j === 'Anti' || j === 'Semi');
+}
+
+async function planOf(sql: RegExp): Promise<PlanNode[]> {
   const query = seen.find((q) => sql.test(q.sql));
   expect(query, String(sql)).toBeDefined();
   const { rows } = await opened.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ ...query!, sql: `explain (format json) ${query!.sql}` });
+  return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+}
+
+/** The distinct indexes the scans of `alias` use in the plan of the captured query matching `sql`. */
+async function indexesOf(sql: RegExp, alias: string): Promise<(string | undefined)[]> {
   // A bitmap heap scan names its index in the bitmap index scan below it.
-  return [...new Set(nodes(rows[0]!['QUERY PLAN'][0].Plan)
+  return [...new Set((await planOf(sql))
     .filter((n) => n.Alias === alias)
     .map((n) => (n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).find((c) => c['Index Name'])?.['Index Name'] : n['Index Name'] ?? n['Node Type'])))];
 }
