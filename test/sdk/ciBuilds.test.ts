@@ -185,6 +185,10 @@ describe('CI re-runs', () => {
     expect(await tree('flaky')).toEqual(['heals']);
     expect(await tree('passed')).toEqual(['stable']);
     expect(await tree('failed')).toEqual(['still broken']);
+    // The summary CI comments show reads the same: the healed test under flaky, attempt 1's failure of it gone.
+    const summary = await sdk.runs.summary(s1.id);
+    expect(summary.failed.items.map((i) => i.title)).toEqual(['still broken']);
+    expect(summary.flaky.items.map((i) => i.title)).toEqual(['heals']);
 
     const flaky = await sdk.flakiness.list({ projectId: t.projectId });
     const heals = flaky.data.find((e) => e.fullTitle === 'suite > heals');

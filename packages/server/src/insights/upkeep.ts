@@ -3,6 +3,7 @@ import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import type { Db } from '../db/database.js';
 import { forBulkWork, insertMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
+import { resultsOfCasesInRun } from '../runs/caseResults.js';
 import { bucketOf, bucketSql, nearBucketEdgeSql } from './buckets.js';
 import { COUNTERS, emptyCaseDay, type CaseDay, type PackedCaseDay } from './caseDay.js';
 import { addTo, encode, NOTHING, packEach } from './histogram.js';
@@ -120,14 +121,6 @@ async function resultsOfRuns(db: AnyDb, runIds: string[]): Promise<ResultRow[]> 
 }
 
 /** One run's results of these cases only: a re-run's batch reads what it replaces, not the whole run. */
-async function resultsOfCases(db: AnyDb, runId: string, caseIds: string[]): Promise<ResultRow[]> {
-  const out: ResultRow[] = [];
-  for (const ids of chunk(caseIds, IN_LIST_CHUNK)) {
-    out.push(...(await db.selectFrom('tests').select(['id', 'run_id', 'case_id', 'run_attempt', 'status', 'duration']).where('run_id', '=', runId).where('case_id', 'in', ids).execute()));
-  }
-  return out;
-}
-
 const groupByRun = (rows: ResultRow[]) => {
   const m = new Map<string, ResultRow[]>();
   for (const r of rows) {
@@ -155,7 +148,7 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
       continue;
     }
     const fresh = new Set(rows.map((r) => r.id));
-    const now = await resultsOfCases(db, runId, [...new Set(rows.map((r) => r.case_id))]);
+    const now: ResultRow[] = await resultsOfCasesInRun(db, runId, [...new Set(rows.map((r) => r.case_id))], ['run_id', 'run_attempt', 'status', 'duration']);
     deltas.add(run, counted(now.filter((r) => !fresh.has(r.id))), -1);
     deltas.add(run, counted(now), 1);
   }

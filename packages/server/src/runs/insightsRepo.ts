@@ -1,10 +1,11 @@
 import { fromJson } from '../db/values.js';
 import { sql } from 'kysely';
-import { dialectOf, type Db } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
 import { countingResults } from './attempts.js';
+import { resultsOfCasesInRun } from './caseResults.js';
 import { failedInEarlierAttempt, replacedByLaterAttempt } from './attemptFilters.js';
 
 export interface CaseOutcome {
@@ -26,6 +27,7 @@ type OutcomeRow = { case_id: string; id: string; title: string; full_title: stri
 const toOutcome = (r: OutcomeRow): CaseOutcome => ({
   caseId: r.case_id, testId: r.id, title: r.title, fullTitle: r.full_title, filePath: r.file_path, status: r.status, errorMessage: r.error_message, errorFingerprint: r.error_fingerprint, owners: fromJson<string[]>(r.owners, []),
 });
+const FAILED = 'failed';
 const suiteOrder = (out: CaseOutcome[]) => out.sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? '') || a.fullTitle.localeCompare(b.fullTitle));
 
 /** Read-only queries behind the dashboard's run insights (comparison, error groups, trend, suite). */
@@ -48,11 +50,19 @@ export function createInsightsRepo(db: Db) {
     return out;
   }
 
-  /** A run's first and last result id (ids are time-ordered): one step into tests_run each. */
-  const edgeId = (runId: string, dir: 'asc' | 'desc') =>
-    db.selectFrom('tests').select('id').where('run_id', '=', runId).orderBy('id', dir).limit(1).executeTakeFirst().then((r) => r?.id);
-  const firstId = (runId: string) => edgeId(runId, 'asc');
-  const lastId = (runId: string) => edgeId(runId, 'desc');
+  /** A run's last result id (ids are time-ordered): one step into tests_run. */
+  const lastId = (runId: string) => db.selectFrom('tests').select('id').where('run_id', '=', runId).orderBy('id', 'desc').limit(1).executeTakeFirst().then((r) => r?.id);
+
+  /**
+   * Each given case's newest result in a run as it counts there (runs/attempts.ts): in a CI re-run,
+   * of the latest attempt that ran it, `flaky` when it passed after failing in an earlier attempt.
+   */
+  async function countingOfCases(runId: string, caseIds: string[], reran: boolean): Promise<Map<string, { id: string; status: string }>> {
+    const out = new Map<string, { id: string; status: string }>();
+    const rows = await resultsOfCasesInRun(db, runId, caseIds, ['status', 'run_attempt'], !reran);
+    for (const r of reran ? countingResults(rows) : rows) out.set(r.case_id, { id: r.id, status: 'effectiveStatus' in r ? (r.effectiveStatus as string) : r.status });
+    return out;
+  }
 
   return {
     /** The newest finished run of the project on `branch` created before `beforeId` (ids are time-ordered). */
@@ -88,12 +98,17 @@ export function createInsightsRepo(db: Db) {
      * The newest result of each case of a run whose status is one of `statuses`, in suite order:
      * what the run page, summaries and chat messages list. Its cost follows the matching rows (a
      * run's failures), not the run's size: a 50,000-test run read every row's case and status in
-     * newestPerCase (issue 30). A CI re-run (effective statuses across attempts) still does.
+     * newestPerCase (issue 30). Of a CI re-run, the cases that have a result with one of the statuses
+     * are read (all their attempts), still not the whole run.
      */
     async newestWithStatus(runId: string, statuses: string[]): Promise<CaseOutcome[]> {
       if (await rerun(runId)) {
-        const all = await newest(runId, false);
-        return this.outcomesOf([...all.values()].filter((r) => statuses.includes(r.status)).map((r) => r.id));
+        // A case counts with one of `statuses` only if one of its results in the run has it, or,
+        // for `flaky`, failed (a pass after a failed attempt): those cases' results are read, not the run's.
+        const seeds = statuses.includes('flaky') ? [...new Set([...statuses, FAILED])] : statuses;
+        const cases = await db.selectFrom('tests').select('case_id').distinct().where('run_id', '=', runId).where('status', 'in', seeds).execute();
+        const counting = await countingOfCases(runId, cases.map((c) => c.case_id), true);
+        return this.outcomesOf([...counting.values()].filter((r) => statuses.includes(r.status)).map((r) => r.id));
       }
       const last = await lastId(runId);
       if (!last) return [];
@@ -114,34 +129,8 @@ export function createInsightsRepo(db: Db) {
 
     /** Each given case's newest result in a run (absent: the run has none), without reading the run's other cases. */
     async newestOfCases(runId: string, caseIds: string[]): Promise<Map<string, { id: string; status: string }>> {
-      const out = new Map<string, { id: string; status: string }>();
-      if (caseIds.length === 0) return out;
-      if (await rerun(runId)) {
-        const all = await newest(runId, false);
-        for (const c of caseIds) if (all.has(c)) out.set(c, all.get(c)!);
-        return out;
-      }
-      const [first, last] = await Promise.all([firstId(runId), lastId(runId)]);
-      if (!first || !last) return out;
-      if (dialectOf(db).lateralOverArrays) {
-        // One probe of tests_case_window per case, newest first, stopping at the run's result. An
-        // IN list of 500 cases with the id range was planned, without statistics of the run, as a
-        // walk of the run's ids through the primary key: 350 ms per 500 cases on PostgreSQL.
-        const { rows } = await sql<{ case_id: string; id: string; status: string }>`select c.id as case_id, t.id, t.status
-          from unnest(cast(${caseIds} as text[])) as c(id) cross join lateral (
-            select id, status from tests where tests.case_id = c.id and tests.id >= ${first} and tests.id <= ${last} and ${unindexed('tests.run_id')} = ${runId}
-            order by tests.id desc limit 1) t`.execute(db);
-        for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
-        return out;
-      }
-      for (const ids of chunk(caseIds, 500)) {
-        // Each case's results between the run's first and last one (tests_case_window), in id order:
-        // the last one wins. The run is checked here, not in SQL, where a run_id condition lets the
-        // planner scan the whole run through tests_run instead.
-        const rows = await db.selectFrom('tests').select(['case_id', 'id', 'status', 'run_id']).where('case_id', 'in', ids).where('id', '>=', first).where('id', '<=', last).orderBy('id').execute();
-        for (const r of rows) if (r.run_id === runId) out.set(r.case_id, { id: r.id, status: r.status });
-      }
-      return out;
+      if (caseIds.length === 0) return new Map();
+      return countingOfCases(runId, caseIds, await rerun(runId));
     },
 
     /** Which of these test cases are quarantined now. */

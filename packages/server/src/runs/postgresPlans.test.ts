@@ -2,6 +2,7 @@ import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createInsightsRepo } from './insightsRepo.js';
 import { createTestRepo } from '../results/repo.js';
+import { resultsOfCasesInRun } from './caseResults.js';
 import { openDatabase, testDbKind, type OpenedDatabase } from '../testing/database.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
@@ -85,6 +86,15 @@ it.runIf(onPostgres)('checks the results of a re-run for other attempts of their
   expect(await indexesOf(/^select "id".*exists \(select 1 from tests as earlier/s, 'earlier')).toEqual(['tests_case_window']);
   expect(await indexesOf(/^select "id".*exists \(select 1 from tests as earlier/s, 'later')).toEqual(['tests_case_window']);
   expect(await joinsOf(/^select "id".*exists \(select 1 from tests as earlier/s)).toEqual([]);
+
+  // What a re-run's batch reads back for the insights upkeep: every attempt of its cases, not the run.
+  const cases = await opened.db.selectFrom('test_cases').select(['id', 'full_title']).where('full_title', 'in', ['rerun > 0', 'rerun > 151']).execute();
+  seen.length = 0;
+  const rows = await resultsOfCasesInRun(opened.db, run.id, cases.map((c) => c.id), ['run_attempt', 'status']);
+  const title = new Map(cases.map((c) => [c.id, c.full_title]));
+  expect(rows.map((r) => `${title.get(r.case_id)} #${r.run_attempt} ${r.status}`).sort()).toEqual(['rerun > 0 #1 failed', 'rerun > 0 #2 passed', 'rerun > 151 #1 passed']);
+  expect(rows.map((r) => r.id)).toEqual(rows.map((r) => r.id).sort());
+  expect(await indexesOf(/lateral/, 'tests')).toEqual(['tests_case_window']);
 });
 
 /** The anti- and semi-joins in the plan of the captured query matching `sql` (the checks must stay per-row probes). */
