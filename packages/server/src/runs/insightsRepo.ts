@@ -205,7 +205,8 @@ export function createInsightsRepo(db: Db) {
     },
 
     /** One page of a run's results in suite order (file, then full title), with a status filter and search. */
-    async suitePage(q: { runId: string; status?: string; search?: string; limit: number; offset: number }) {
+    /** `total`: the matching results' count when the caller knows it (from fileCounts), so it is not counted again. */
+    async suitePage(q: { runId: string; status?: string; search?: string; limit: number; offset: number; total?: number }) {
       let base = db.selectFrom('tests').where('run_id', '=', q.runId);
       const reran = await rerun(q.runId);
       // A test that failed in an earlier attempt of this run and passed in its latest reads flaky (runs/attempts.ts).
@@ -236,7 +237,7 @@ export function createInsightsRepo(db: Db) {
           .limit(q.limit)
           .offset(q.offset)
           .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        q.total !== undefined ? { n: q.total } : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const rows = found.map(({ failed_before, ...r }) => (r.status === 'passed' && Number(failed_before ?? 0) === 1 ? { ...r, status: 'flaky' } : r));
       return { rows, total: Number(total.n) };

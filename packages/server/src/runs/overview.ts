@@ -20,6 +20,8 @@ export interface FileNode {
   counts: Record<string, number>;
   total: number;
 }
+/** The statuses fileCounts counts per file. */
+const COUNTED = new Set(['passed', 'failed', 'flaky', 'skipped']);
 
 /**
  * Project- and run-level views the dashboard lists: runs with tag and text filters, the pass-rate
@@ -71,7 +73,11 @@ export function createRunOverview(deps: Deps) {
       if (!run) throw new NotFoundError('Run');
       await deps.authz.project(principal, run.project_id, 'read', 'resource', 'run');
       const files: FileNode[] = (await repo.fileCounts(runId)).map((f) => ({ filePath: f.filePath ?? '', counts: f.counts, total: f.total }));
-      const page = await repo.suitePage({ runId, ...q });
+      // The page's total is in the file counts (the same statuses, per latest attempt in a re-run),
+      // unless a search narrows it: counting again read the whole run, with a probe per result in a re-run.
+      const counted = !q.search && (q.status === undefined || COUNTED.has(q.status));
+      const total = counted ? files.reduce((n, f) => n + (q.status ? (f.counts[q.status] ?? 0) : f.total), 0) : undefined;
+      const page = await repo.suitePage({ runId, ...q, total });
       return { files, ...page, limit: q.limit, offset: q.offset };
     },
   };
