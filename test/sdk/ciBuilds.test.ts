@@ -278,9 +278,10 @@ describe('inactivity timeout and late shards', () => {
       while ((await t.server.services.webhooks.deliverDueOnce()) > 0);
       // The worker sends in parallel: order by finish, not by arrival.
       const payloads = receiver.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.run.id === run.id).sort((x, y) => x.data.run.finishCount - y.data.run.finishCount);
-      expect(payloads.map((p) => [p.event, p.data.run.status, p.data.run.finishCount, p.data.run.reopened, p.data.run.finishReason, p.data.run.finishedShards])).toEqual([
-        ['run.completed', 'passed', 1, false, 'timeout', 2],
-        ['run.completed', 'failed', 2, true, 'shards', 3],
+      // …each with the counts its finish decided the status on.
+      expect(payloads.map((p) => [p.event, p.data.run.status, p.data.run.finishCount, p.data.run.reopened, p.data.run.finishReason, p.data.run.finishedShards, p.data.run.totalTests, p.data.run.failedTests])).toEqual([
+        ['run.completed', 'passed', 1, false, 'timeout', 2, 3, 0],
+        ['run.completed', 'failed', 2, true, 'shards', 3, 4, 1],
       ]);
       // The §8 fields are all still there.
       expect(Object.keys(payloads[1].data.run)).toEqual(expect.arrayContaining(['id', 'url', 'projectId', 'status', 'branch', 'commitSha', 'commitMessage', 'ciBuildUrl', 'totalTests', 'passedTests', 'failedTests', 'skippedTests', 'flakyTests', 'passRate', 'duration']));

@@ -60,8 +60,11 @@ export function createCiBuilds(
     shards: ShardRepo;
     /** Failed tests of the run as readers see them (stored tests, latest attempt per case). */
     failedTestsOf(row: RunRow): Promise<number>;
-    /** Emits run.finished for the row as stored (webhooks and flakiness listen). */
-    announce(row: RunRow): Promise<void>;
+    /**
+     * Emits run.finished for the row as stored (webhooks and flakiness listen). `from`: the row whose
+     * counts decided the status; the finished row's readers in this request take them from it.
+     */
+    announce(row: RunRow, from: RunRow): Promise<void>;
   },
 ) {
   const now = () => deps.config.now().toISOString();
@@ -79,7 +82,7 @@ export function createCiBuilds(
     const set = { status, finished_at: at, finish_reason: reason, finish_count: row.finish_count + 1, duration: longestShard(latest), updated_at: at };
     await ctx.runs.update(row.id, set);
     const updated = { ...row, ...set };
-    await ctx.announce(updated);
+    await ctx.announce(updated, row);
     return updated;
   }
 
