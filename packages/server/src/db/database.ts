@@ -19,6 +19,7 @@ import * as m018 from './migrations/018_search_by_case.js';
 import * as m019 from './migrations/019_error_group_aggregates.js';
 import * as m021 from './migrations/021_insights_lean.js';
 import * as m022 from './migrations/022_insight_rollups.js';
+import * as m023 from './migrations/023_rollups_fillfactor.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -59,6 +60,7 @@ const migrations: Record<string, DialectMigration> = {
   '019_error_group_aggregates': m019,
   '021_insights_lean': m021,
   '022_insight_rollups': m022,
+  '023_rollups_fillfactor': m023,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(
