@@ -28,7 +28,8 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: a single worker on the 2-core CI machine,
     // which left a core idle while a test waited on a server, Chromium or PostgreSQL (the SQLite pass
-    // took 723 s with one worker, 471 s with two).
+    // took 723 s with one worker, 471 s with two). A third worker did not help once the files shared
+    // processes (457 s against 453 s): both cores were busy.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     env: { TESTREPORT_LOG: 'silent' },
     // Two projects that differ only in isolation. Most files start a real server: with a fresh module
