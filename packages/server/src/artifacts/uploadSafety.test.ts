@@ -97,6 +97,8 @@ describe('aborted uploads leave nothing behind (15.3)', () => {
         expect(left).toEqual([join(runDir, kept.body.id)]);
       } finally {
         await second.server.close();
+        // Its server is already stopped: this drops the database the harness made for it on PostgreSQL.
+        await first.close();
       }
     } finally {
       rmSync(parent, { recursive: true, force: true });

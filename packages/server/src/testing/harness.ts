@@ -12,6 +12,11 @@ import { createResponseCheck } from './responseCheck.js';
 
 /** Compiled once per test process: the document does not change between servers. */
 let responseCheck: ReturnType<typeof createResponseCheck> | undefined;
+/**
+ * scrypt at OWASP cost takes ~0.3 s of CPU: the shared test password is hashed once per test
+ * process (vitest runs many files in one process), not once per server, let alone per user.
+ */
+let passwordHash: Promise<string> | undefined;
 
 export interface TestUser {
   userId: string;
@@ -79,8 +84,8 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
   const users = createUserRepo(services.deps.db);
   const seed = await services.bootstrap.init({ email: `owner-${newId().slice(-8)}@example.test`, password: PASSWORD, team: 'Team A', project: 'Project A' });
 
-  // scrypt at OWASP cost takes ~0.3 s of CPU: hash the shared test password once, not per user.
-  const passwordHash = await hashPassword(PASSWORD);
+  passwordHash ??= hashPassword(PASSWORD);
+  const password_hash = await passwordHash;
   const sessionFor = async (userId: string) => `testreport_session=${(await services.sessions.create(userId)).token}`;
 
   async function createUser(opts: { email?: string; teamId?: string; role?: TeamRole; verified?: boolean } = {}): Promise<TestUser> {
@@ -88,7 +93,7 @@ export async function startTestServer(config: ConfigInput = {}): Promise<TestSer
     const email = (opts.email ?? `user-${newId().slice(-12)}@example.test`).toLowerCase();
     const userId = newId();
     await users.insert({
-      id: userId, email, name: email.split('@')[0], password_hash: passwordHash,
+      id: userId, email, name: email.split('@')[0], password_hash,
       email_verified_at: opts.verified === false ? null : now, avatar_url: null, created_at: now, updated_at: now,
     });
     if (opts.teamId && opts.role) {
