@@ -120,7 +120,6 @@ async function resultsOfRuns(db: AnyDb, runIds: string[]): Promise<ResultRow[]> 
   return out;
 }
 
-/** One run's results of these cases only: a re-run's batch reads what it replaces, not the whole run. */
 const groupByRun = (rows: ResultRow[]) => {
   const m = new Map<string, ResultRow[]>();
   for (const r of rows) {
@@ -148,6 +147,7 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
       continue;
     }
     const fresh = new Set(rows.map((r) => r.id));
+    // The run's results of these cases only: a re-run's batch reads what it replaces, not the whole run.
     const now: ResultRow[] = await resultsOfCasesInRun(db, runId, [...new Set(rows.map((r) => r.case_id))], ['run_id', 'run_attempt', 'status', 'duration']);
     deltas.add(run, counted(now.filter((r) => !fresh.has(r.id))), -1);
     deltas.add(run, counted(now), 1);
