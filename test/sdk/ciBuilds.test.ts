@@ -171,6 +171,9 @@ describe('CI re-runs', () => {
     expect(html).toContain('All 2 shards finished, finished 2 times');
     expect(html).toContain('1 (superseded)');
     expect(html).toContain('Flaky in this run (1)');
+    // The header's counts, as the API gives them: per latest attempt.
+    const card = (label: string) => html.match(new RegExp(`<span class="muted small">${label}</span><b class="[^"]*">([^<]+)</b>`))?.[1];
+    expect(['Tests', 'Passed', 'Failed', 'Flaky', 'Skipped'].map(card)).toEqual(['3', '1', '1', '1', '0']);
     expect(html).toMatch(/tests\/ci\.spec\.ts<\/td><td class="num">3<\/td><td class="num s-passed">1<\/td><td class="num s-failed">1<\/td><td class="num s-flaky">1<\/td>/);
     // The suite tree lists each test once, as its latest attempt left it (attempt 1's results of re-run tests are gone).
     expect(html).toContain('3 tests');

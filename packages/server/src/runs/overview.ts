@@ -5,7 +5,7 @@ import { NotFoundError } from '../lib/errors.js';
 import { createInsightsRepo } from './insightsRepo.js';
 import { passRate, toRun } from './present.js';
 import { createRunRepo } from './repo.js';
-import { NO_TESTS } from './statusCounts.js';
+import { NO_TESTS, type StatusCounts } from './statusCounts.js';
 
 export interface TrendPoint {
   runId: string;
@@ -22,6 +22,19 @@ export interface FileNode {
 }
 /** The statuses fileCounts counts per file. */
 const COUNTED = new Set(['passed', 'failed', 'flaky', 'skipped']);
+
+/**
+ * A run's counts from its file counts: the same results (per latest attempt in a re-run) as
+ * `RunRepo.statusCounts`, so a page holding the files need not count the run a second time.
+ */
+export function countsOfFiles(files: FileNode[]): StatusCounts {
+  const out: StatusCounts = { ...NO_TESTS };
+  for (const f of files) {
+    out.total += f.total;
+    for (const s of COUNTED) out[s as 'passed'] += f.counts[s] ?? 0;
+  }
+  return out;
+}
 
 /**
  * Project- and run-level views the dashboard lists: runs with tag and text filters, the pass-rate

@@ -44,10 +44,10 @@ export function createRunService(deps: Deps) {
    * again, a read of every result (of both attempts of a re-run: 3 × 150–300 ms for 50,000 tests).
    * Keyed by the row object, so it lives as long as the request holds the row.
    */
-  const derived = new WeakMap<RunRow, Promise<StatusCounts>>();
+  const derivedOf = new WeakMap<RunRow, Promise<StatusCounts>>();
   const countsOf = (row: RunRow): Promise<StatusCounts> => {
-    let counts = derived.get(row);
-    if (!counts) derived.set(row, (counts = repo.derivedCounts(row)));
+    let counts = derivedOf.get(row);
+    if (!counts) derivedOf.set(row, (counts = repo.derivedCounts(row)));
     return counts;
   };
 
@@ -63,7 +63,7 @@ export function createRunService(deps: Deps) {
     failedTestsOf: async (row) => resolveCounts(row, await countsOf(row)).failedTests,
     announce: (row, from) => {
       // The stored tests are those the status was decided on; only status and timing columns changed.
-      derived.set(row, countsOf(from));
+      derivedOf.set(row, countsOf(from));
       return announceFinish(row);
     },
   });
@@ -167,8 +167,15 @@ export function createRunService(deps: Deps) {
       return { data, total, limit: q.limit, offset: q.offset };
     },
 
-    async get(principal: Principal, id: string): Promise<Run> {
-      return present(await findReadable(principal, id, 'read'));
+    /**
+     * `derived`: the run's counts from its stored results, when the caller has just counted them
+     * (the run page, from its file counts: overview.ts `countsOfFiles`), so they are not counted again.
+     * Counts a PATCH stored still win over them.
+     */
+    async get(principal: Principal, id: string, derived?: StatusCounts): Promise<Run> {
+      const row = await findReadable(principal, id, 'read');
+      if (derived) derivedOf.set(row, Promise.resolve(derived));
+      return present(row);
     },
 
     async update(principal: Principal, id: string, patch: RunUpdate): Promise<Run> {

@@ -3,6 +3,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { COMPARE_LIMITS, LIMITS } from '@testreport/contract';
 import { roleAllows } from '../authz/policy.js';
 import { NotFoundError } from '../lib/errors.js';
+import { countsOfFiles } from '../runs/overview.js';
 import type { Services } from '../services.js';
 import { formFields, LAST_PROJECT_COOKIE } from './authRoutes.js';
 import { pageOf } from './format.js';
@@ -73,13 +74,15 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
     '/runs/:id',
     page(services, async (c) => {
       const principal = c.get('principal');
-      const run = await services.runs.get(principal, param(c));
       const filters = { status: oneOf(c.req.query('status'), ['passed', 'failed', 'flaky', 'skipped']), q: text(c.req.query('q')) };
       const pageNo = pageOf(c.req.query('page'));
-      const [nav, { groups, comparison, flaky }, suite, shards, snapshots] = await Promise.all([
+      // The suite first (it checks the run and the principal's access too): its file counts are
+      // the run's counts, which the header would otherwise count again (every result of a re-run).
+      const suite = await services.runOverview.suite(principal, param(c), { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE });
+      const run = await services.runs.get(principal, param(c), countsOfFiles(suite.files));
+      const [nav, { groups, comparison, flaky }, shards, snapshots] = await Promise.all([
         loadNav(services, principal, run.projectId, 'runs'),
         services.runComparison.summary(principal, run.id),
-        services.runOverview.suite(principal, run.id, { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE }),
         run.finishedShards !== null ? services.runs.shards(principal, run.id).then((r) => r.data) : [],
         services.baselines.countOfRun(run.id),
       ]);
