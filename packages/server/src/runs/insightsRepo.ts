@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
-import { countingResults } from './attempts.js';
+import { eachCountingResult } from './attempts.js';
 import { resultsOfCasesInRun } from './caseResults.js';
 import { failedInEarlierAttempt, replacedByLaterAttempt } from './attemptFilters.js';
 
@@ -42,7 +42,7 @@ export function createInsightsRepo(db: Db) {
     if (await rerun(runId)) {
       // A CI re-run: the latest attempt's result, and a fail-then-pass across attempts reads flaky.
       const rows = await db.selectFrom('tests').select([...cols, 'run_attempt']).where('run_id', '=', runId).orderBy('id').execute();
-      for (const r of countingResults(rows)) out.set(r.case_id, { id: r.id, status: r.effectiveStatus, duration: (r as { duration?: number }).duration ?? 0 });
+      eachCountingResult(rows, (r, status) => out.set(r.case_id, { id: r.id, status, duration: (r as { duration?: number }).duration ?? 0 }));
       return out;
     }
     const rows = await db.selectFrom('tests').select(cols).where('run_id', '=', runId).orderBy('id').execute();
@@ -60,7 +60,8 @@ export function createInsightsRepo(db: Db) {
   async function countingOfCases(runId: string, caseIds: string[], reran: boolean): Promise<Map<string, { id: string; status: string }>> {
     const out = new Map<string, { id: string; status: string }>();
     const rows = await resultsOfCasesInRun(db, runId, caseIds, ['status', 'run_attempt'], !reran);
-    for (const r of reran ? countingResults(rows) : rows) out.set(r.case_id, { id: r.id, status: 'effectiveStatus' in r ? (r.effectiveStatus as string) : r.status });
+    if (reran) eachCountingResult(rows, (r, status) => out.set(r.case_id, { id: r.id, status }));
+    else for (const r of rows) out.set(r.case_id, { id: r.id, status: r.status });
     return out;
   }
 
@@ -186,12 +187,12 @@ export function createInsightsRepo(db: Db) {
         // A CI re-run counts the latest attempt per case (runs/attempts.ts): read light rows, count here.
         const rows = await db.selectFrom('tests').select(['case_id', 'file_path', 'status', 'run_attempt']).where('run_id', '=', runId).orderBy('id').execute();
         const files = new Map<string | null, { filePath: string | null; total: number; counts: Record<'passed' | 'failed' | 'flaky' | 'skipped', number> }>();
-        for (const r of countingResults(rows)) {
+        eachCountingResult(rows, (r, status) => {
           let f = files.get(r.file_path);
           if (!f) files.set(r.file_path, (f = { filePath: r.file_path, total: 0, counts: { passed: 0, failed: 0, flaky: 0, skipped: 0 } }));
           f.total++;
-          if (r.effectiveStatus in f.counts) f.counts[r.effectiveStatus as 'passed']++;
-        }
+          if (status in f.counts) f.counts[status as 'passed']++;
+        });
         return [...files.values()].sort((a, b) => (a.filePath ?? '').localeCompare(b.filePath ?? ''));
       }
       const n = (status: string) => sql<number>`sum(case when status = ${status} then 1 else 0 end)`;
