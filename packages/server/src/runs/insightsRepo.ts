@@ -218,10 +218,13 @@ export function createInsightsRepo(db: Db) {
         base = base.where(sql<boolean>`not ${replacedByLaterAttempt(q.runId)}`);
       }
       if (q.status && reran && (q.status === 'flaky' || q.status === 'passed')) {
+        // Only a case with a failed result in this run can have failed before: the set of those
+        // (few) cases is read once, so the per-row check runs for them, not for every passed result.
+        const failedHere = sql<boolean>`tests.case_id in (select f.case_id from tests as f where f.run_id = ${q.runId} and f.status = 'failed')`;
         base =
           q.status === 'flaky'
-            ? base.where((eb) => eb.or([eb('status', '=', 'flaky'), eb.and([eb('status', '=', 'passed'), failedBefore])]))
-            : base.where('status', '=', 'passed').where(sql<boolean>`not ${failedBefore}`);
+            ? base.where((eb) => eb.or([eb('status', '=', 'flaky'), eb.and([eb('status', '=', 'passed'), failedHere, failedBefore])]))
+            : base.where('status', '=', 'passed').where(sql<boolean>`not (${failedHere} and ${failedBefore})`);
       } else if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
         const p = likePattern(q.search);
