@@ -73,7 +73,10 @@ describe('Errors pages', () => {
     const firstPage = (await get(`/runs/${first}`)).html;
     expect(firstPage).toContain('new error');
     const secondPage = (await get(`/runs/${second}`)).html;
-    expect(secondPage).toMatch(/seen since <a href="\/runs\/[^"]+">2026-11-20<\/a> in 2 runs.*first on <code>c0ffee1<\/code>/s);
+    expect(secondPage).toMatch(/seen since 2026-11-20 in 2 runs.*first on <code>c0ffee1<\/code>/s);
+    // The link to where it was first seen is in the group, not in its <summary> (a control: no link inside, axe's nested-interactive).
+    expect(secondPage).toContain(`First seen in <a href="/runs/${first}">the run of 2026-11-20</a>`);
+    expect([...secondPage.matchAll(/<summary>(.*?)<\/summary>/gs)].filter((m) => m[1].includes('<a '))).toEqual([]);
     expect(secondPage).toContain('new error'); // disk full
   });
 

@@ -55,21 +55,33 @@ function Meta({ run }: { run: Run }) {
   );
 }
 
+/** The run where the group's earliest error was first seen, unless that is this run (docs/insights.md). */
+function firstSeenElsewhere(group: ErrorGroup, seen: Map<string, FirstSeen>, runId: string): FirstSeen | 'new' | undefined {
+  const firsts = group.tests.map((t) => (t.errorFingerprint ? seen.get(t.errorFingerprint) : undefined)).filter((f): f is FirstSeen => f !== undefined);
+  if (firsts.length === 0) return undefined;
+  return firsts.filter((f) => f.runId !== runId).sort((a, b) => a.at.localeCompare(b.at) || b.runs - a.runs)[0] ?? 'new';
+}
+
 /**
  * "new error" when every error of the group occurred first in this run, else where the earliest
- * was first seen: "seen since <date> in N runs (first on <commit>)" (docs/insights.md).
+ * was first seen: "seen since <date> in N runs (first on <commit>)". Text only: it sits in the
+ * group's <summary>, a control itself, where a link would be an interactive element inside another
+ * (axe: nested-interactive); the link to that run is the group's first line (FirstSeenLink).
  */
-function Novelty({ group, seen, runId }: { group: ErrorGroup; seen: Map<string, FirstSeen>; runId: string }) {
-  const firsts = group.tests.map((t) => (t.errorFingerprint ? seen.get(t.errorFingerprint) : undefined)).filter((f): f is FirstSeen => f !== undefined);
-  if (firsts.length === 0) return null;
-  const older = firsts.filter((f) => f.runId !== runId).sort((a, b) => a.at.localeCompare(b.at) || b.runs - a.runs)[0];
-  if (!older) return <span class="badge s-failed">new error</span>;
+function Novelty({ first }: { first: FirstSeen | 'new' | undefined }) {
+  if (!first) return null;
+  if (first === 'new') return <span class="badge s-failed">new error</span>;
   return (
     <span class="muted small">
-      seen since <a href={`/runs/${older.runId}`}>{older.at.slice(0, 10)}</a> in {older.runs} run{older.runs === 1 ? '' : 's'}
-      {older.commitSha && <> (first on <code>{shortSha(older.commitSha)}</code>)</>}
+      seen since {first.at.slice(0, 10)} in {first.runs} run{first.runs === 1 ? '' : 's'}
+      {first.commitSha && <> (first on <code>{shortSha(first.commitSha)}</code>)</>}
     </span>
   );
+}
+
+function FirstSeenLink({ first }: { first: FirstSeen | 'new' | undefined }) {
+  if (!first || first === 'new') return null;
+  return <p class="muted small">First seen in <a href={`/runs/${first.runId}`}>the run of {first.at.slice(0, 10)}</a></p>;
 }
 
 export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups: ErrorGroup[]; seen: Map<string, FirstSeen>; comparison: RunComparison; flaky: CaseOutcome[]; suite: SuitePage; filters: SuiteFilters; page: number; snapshots?: number }) {
@@ -112,14 +124,18 @@ export function RunPage(props: { nav: NavData; run: Run; shards: Shard[]; groups
         {groups.length === 0 ? (
           <p class="muted">No failures.</p>
         ) : (
-          groups.map((g, i) => (
-            <details class="group" open={i < 3}>
-              <summary>
-                <span class="badge s-failed">{g.count}</span> <code>{firstLine(g.example, 200)}</code> <Novelty group={g} seen={props.seen} runId={run.id} />
-              </summary>
-              <TestList tests={g.tests} />
-            </details>
-          ))
+          groups.map((g, i) => {
+            const first = firstSeenElsewhere(g, props.seen, run.id);
+            return (
+              <details class="group" open={i < 3}>
+                <summary>
+                  <span class="badge s-failed">{g.count}</span> <code>{firstLine(g.example, 200)}</code> <Novelty first={first} />
+                </summary>
+                <FirstSeenLink first={first} />
+                <TestList tests={g.tests} />
+              </details>
+            );
+          })
         )}
 
         <h2>Since the previous run</h2>
