@@ -4,7 +4,8 @@ import { chunk } from '../db/batch.js';
 import { unindexed } from '../db/planning.js';
 
 type Column = 'id' | 'run_id' | 'case_id' | 'run_attempt' | 'status' | 'duration';
-const edge = (db: Kysely<any>, runId: string, dir: 'asc' | 'desc') =>
+/** A run's first or last result id (ids are time-ordered): one step into tests_run. */
+export const runEdgeId = (db: Kysely<any>, runId: string, dir: 'asc' | 'desc') =>
   db.selectFrom('tests').select('id').where('run_id', '=', runId).orderBy('id', dir).limit(1).executeTakeFirst().then((r) => r?.id as string | undefined);
 
 /**
@@ -19,8 +20,8 @@ const edge = (db: Kysely<any>, runId: string, dir: 'asc' | 'desc') =>
  */
 export async function resultsOfCasesInRun<C extends Column>(db: Kysely<any>, runId: string, caseIds: string[], columns: readonly C[], newestOnly = false): Promise<Record<C | 'case_id' | 'id', any>[]> {
   if (caseIds.length === 0) return [];
-  const first = await edge(db, runId, 'asc');
-  const last = first && (await edge(db, runId, 'desc'));
+  const first = await runEdgeId(db, runId, 'asc');
+  const last = first && (await runEdgeId(db, runId, 'desc'));
   if (!first || !last) return [];
   const wanted = [...new Set<Column>(['case_id', 'id', ...columns])];
   type Row = Record<C | 'case_id' | 'id', any>;

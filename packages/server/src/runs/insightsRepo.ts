@@ -5,7 +5,7 @@ import { chunk } from '../db/batch.js';
 import { likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
 import { eachCountingResult } from './attempts.js';
-import { resultsOfCasesInRun } from './caseResults.js';
+import { resultsOfCasesInRun, runEdgeId } from './caseResults.js';
 import { failedInEarlierAttempt, replacedByLaterAttempt } from './attemptFilters.js';
 
 export interface CaseOutcome {
@@ -50,8 +50,7 @@ export function createInsightsRepo(db: Db) {
     return out;
   }
 
-  /** A run's last result id (ids are time-ordered): one step into tests_run. */
-  const lastId = (runId: string) => db.selectFrom('tests').select('id').where('run_id', '=', runId).orderBy('id', 'desc').limit(1).executeTakeFirst().then((r) => r?.id);
+  const lastId = (runId: string) => runEdgeId(db, runId, 'desc');
 
   /**
    * Each given case's newest result in a run as it counts there (runs/attempts.ts): in a CI re-run,

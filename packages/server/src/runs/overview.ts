@@ -27,7 +27,7 @@ const COUNTED = new Set(['passed', 'failed', 'flaky', 'skipped']);
  * A run's counts from its file counts: the same results (per latest attempt in a re-run) as
  * `RunRepo.statusCounts`, so a page holding the files need not count the run a second time.
  */
-export function countsOfFiles(files: FileNode[]): StatusCounts {
+function countsOfFiles(files: FileNode[]): StatusCounts {
   const out: StatusCounts = { ...NO_TESTS };
   for (const f of files) {
     out.total += f.total;
@@ -88,10 +88,12 @@ export function createRunOverview(deps: Deps) {
       const files: FileNode[] = (await repo.fileCounts(runId)).map((f) => ({ filePath: f.filePath ?? '', counts: f.counts, total: f.total }));
       // The page's total is in the file counts (the same statuses, per latest attempt in a re-run),
       // unless a search narrows it: counting again read the whole run, with a probe per result in a re-run.
+      const counts = countsOfFiles(files);
       const counted = !q.search && (q.status === undefined || COUNTED.has(q.status));
-      const total = counted ? files.reduce((n, f) => n + (q.status ? (f.counts[q.status] ?? 0) : f.total), 0) : undefined;
+      const total = counted ? (q.status ? counts[q.status as 'passed'] : counts.total) : undefined;
       const page = await repo.suitePage({ runId, ...q, total });
-      return { files, ...page, limit: q.limit, offset: q.offset };
+      // `counts`: the run's counts by the same rule, for a caller that shows them too (the run page).
+      return { files, counts, ...page, limit: q.limit, offset: q.offset };
     },
   };
 }

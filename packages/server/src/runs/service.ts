@@ -169,7 +169,7 @@ export function createRunService(deps: Deps) {
 
     /**
      * `derived`: the run's counts from its stored results, when the caller has just counted them
-     * (the run page, from its file counts: overview.ts `countsOfFiles`), so they are not counted again.
+     * (the run page, from its file counts: overview.ts `suite`), so they are not counted again.
      * Counts a PATCH stored still win over them.
      */
     async get(principal: Principal, id: string, derived?: StatusCounts): Promise<Run> {

@@ -3,7 +3,6 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { COMPARE_LIMITS, LIMITS } from '@testreport/contract';
 import { roleAllows } from '../authz/policy.js';
 import { NotFoundError } from '../lib/errors.js';
-import { countsOfFiles } from '../runs/overview.js';
 import type { Services } from '../services.js';
 import { formFields, LAST_PROJECT_COOKIE } from './authRoutes.js';
 import { pageOf } from './format.js';
@@ -79,7 +78,7 @@ export function mountProjectPages(app: Hono<WebEnv>, services: Services) {
       // The suite first (it checks the run and the principal's access too): its file counts are
       // the run's counts, which the header would otherwise count again (every result of a re-run).
       const suite = await services.runOverview.suite(principal, param(c), { status: filters.status, search: filters.q, limit: TESTS_PER_PAGE, offset: (pageNo - 1) * TESTS_PER_PAGE });
-      const run = await services.runs.get(principal, param(c), countsOfFiles(suite.files));
+      const run = await services.runs.get(principal, param(c), suite.counts);
       const [nav, { groups, comparison, flaky }, shards, snapshots] = await Promise.all([
         loadNav(services, principal, run.projectId, 'runs'),
         services.runComparison.summary(principal, run.id),
