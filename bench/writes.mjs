@@ -1,7 +1,8 @@
 // Small writes (issue 30, group commit): POST /tests one test per request with 16 in flight, as a
 // share of POST /tests/batch measured on the same server in the same run (goal ≥ 15%); the latency
 // of a lone write (one in flight, goal p99 ≤ 20 ms on a quiet machine); and reads during the
-// 16-in-flight writes (GET /runs/:id), which must not queue behind the writer.
+// 16-in-flight writes (GET /runs/:id), which must not queue behind the writer. And the ceiling of
+// the bench's own client: the same POSTs answered by a bare node:http server, on the same cores.
 // Runnable alone: npm run bench -- --only writes [--db postgres]
 import { loadavg } from 'node:os';
 import { testBody } from './lib/bodies.mjs';
@@ -10,6 +11,7 @@ import { openBenchDatabase } from './lib/database.mjs';
 import { initDataDir, removeDir, startServer, tempDir } from './lib/server.mjs';
 import { BATCH, fmt, newRun, sendBatches } from './ingest.mjs';
 import { processCpu } from './lib/measure.mjs';
+import { startBareServer } from './lib/bareServer.mjs';
 
 const IN_FLIGHT = 16;
 const BATCH_IN_FLIGHT = 4;
@@ -34,10 +36,13 @@ export async function benchWrites({ quick, log, dbKind }) {
       const batchRun = await newRun(call, projectId);
       const batches = Array.from({ length: batchCount }, (_, b) => Array.from({ length: BATCH }, (_, k) => testBody({ runId: batchRun, projectId, i: b * BATCH + k })));
       // Server CPU per test too: on a machine shared with other work far steadier than the rates.
-      const cpuPerTest = async (n, work) => {
-        const c0 = processCpu(server.pid);
+      // And the bench's own CPU (the client sending the requests), which shares the two cores.
+      const cpuPerTest = async (n, work, pid = server.pid) => {
+        const c0 = processCpu(pid);
+        const u0 = process.cpuUsage();
         const seconds = await work();
-        return { seconds, cpuMicros: c0 === null ? null : ((processCpu(server.pid) - c0) / n) * 1e6 };
+        const u = process.cpuUsage(u0);
+        return { seconds, cpuMicros: c0 === null ? null : ((processCpu(pid) - c0) / n) * 1e6, clientCpuMicros: (u.user + u.system) / n };
       };
       const b = await cpuPerTest(batchCount * BATCH, () => sendBatches([call], batches, BATCH_IN_FLIGHT));
       result.batch = { tests: batchCount * BATCH, seconds: b.seconds, testsPerSecond: (batchCount * BATCH) / b.seconds, serverCpuMicrosPerTest: b.cpuMicros, loadAverage: load() };
@@ -59,11 +64,10 @@ export async function benchWrites({ quick, log, dbKind }) {
         await pool(singleCount, IN_FLIGHT, (i) => call('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
         return (performance.now() - t0) / 1000;
       });
-      const singleSec = s.seconds;
       writing = false;
       await reader;
       readMs.sort((a, b) => a - b);
-      result.single = { tests: singleCount, seconds: singleSec, testsPerSecond: singleCount / singleSec, serverCpuMicrosPerTest: s.cpuMicros, loadAverage: load() };
+      result.single = { tests: singleCount, seconds: s.seconds, testsPerSecond: singleCount / s.seconds, serverCpuMicrosPerTest: s.cpuMicros, clientCpuMicrosPerTest: s.clientCpuMicros, loadAverage: load() };
       result.shareOfBatch = result.single.testsPerSecond / result.batch.testsPerSecond;
       result.readsDuringWrites = { reads: readMs.length, p50Ms: percentile(readMs, 50), p99Ms: percentile(readMs, 99) };
 
@@ -77,6 +81,27 @@ export async function benchWrites({ quick, log, dbKind }) {
       }
       loneMs.sort((a, b) => a - b);
       result.lone = { writes: loneCount, p50Ms: percentile(loneMs, 50), p99Ms: percentile(loneMs, 99), loadAverage: load() };
+
+      // The client's ceiling: the same requests (bodies, headers, 16 in flight) answered by a server
+      // that only reads them and replies with the real server's answer. The client's fetch costs
+      // about as much CPU per request as the server does, on the same two cores.
+      const reply = await fetch(`${server.url}/api/v1/tests`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': `ceiling-${Date.now()}` }, body: JSON.stringify(testBody({ runId: loneRun, projectId, i: 0 })) });
+      const replyBody = await reply.text();
+      await server.stop();
+      const bare = await startBareServer(reply.status, replyBody);
+      try {
+        const bareCall = api(bare.url, apiKey);
+        await pool(200, IN_FLIGHT, (i) => bareCall('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
+        const c = await cpuPerTest(singleCount, async () => {
+          const t0 = performance.now();
+          await pool(singleCount, IN_FLIGHT, (i) => bareCall('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
+          return (performance.now() - t0) / 1000;
+        }, bare.pid);
+        result.clientCeiling = { requestsPerSecond: singleCount / c.seconds, serverCpuMicrosPerRequest: c.cpuMicros, clientCpuMicrosPerRequest: c.clientCpuMicros, loadAverage: load() };
+        result.clientCeiling.shareOfBatch = result.clientCeiling.requestsPerSecond / result.batch.testsPerSecond;
+      } finally {
+        await bare.stop();
+      }
     } finally {
       await server.stop();
     }
@@ -87,6 +112,9 @@ export async function benchWrites({ quick, log, dbKind }) {
     log(`writes  POST /tests/batch (${BATCH} per batch, ${BATCH_IN_FLIGHT} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (load ${result.batch.loadAverage}${cpu(result.batch)})`);
     log(`writes  POST /tests (1 per request, ${IN_FLIGHT} in flight): ${fmt(result.single.testsPerSecond)} tests/s = ${pct(result.shareOfBatch)} of the batch rate (goal ≥ 15%; load ${result.single.loadAverage}${cpu(result.single)})`);
     if (result.cpuShareOfBatch) log(`writes  by server CPU per test alone, one per request costs ${pct(result.cpuShareOfBatch)} of a batch's rate (the share a CPU-bound server reaches)`);
+    if (result.single.clientCpuMicrosPerTest) log(`writes  the bench's client spent ${fmt(result.single.clientCpuMicrosPerTest)} µs of CPU per single POST (on the same two cores)`);
+    const ceil = result.clientCeiling;
+    log(`writes  ceiling of this client: a bare node:http server answering the same POSTs (16 in flight) gets ${fmt(ceil.requestsPerSecond)}/s = ${pct(ceil.shareOfBatch)} of the batch rate (client CPU ${fmt(ceil.clientCpuMicrosPerRequest)} µs, bare server ${ceil.serverCpuMicrosPerRequest === null ? '?' : fmt(ceil.serverCpuMicrosPerRequest)} µs per request; load ${ceil.loadAverage})`);
     log(`writes  GET /runs/:id during those writes: p50 ${result.readsDuringWrites.p50Ms.toFixed(1)} ms, p99 ${result.readsDuringWrites.p99Ms.toFixed(1)} ms (${result.readsDuringWrites.reads} reads)`);
     log(`writes  one POST /tests at a time: p50 ${result.lone.p50Ms.toFixed(1)} ms, p99 ${result.lone.p99Ms.toFixed(1)} ms (goal p99 ≤ 20 ms on a quiet machine; load ${result.lone.loadAverage})`);
     return result;
