@@ -66,7 +66,8 @@ export async function benchOverhead({ quick, log, reporterTests }) {
   // Six rounds put each variant twice in each position of a round; with three, single runs that
   // moved by ±5% on the shared machine still swung the medians by 3–4 points (docs/benchmarks.md).
   // A large suite takes minutes per variant: five rounds there (still an odd count for the median).
-  const rounds = quick ? 1 : tests > 10_000 ? 5 : 6;
+  // BENCH_OVERHEAD_ROUNDS=n: fewer rounds where one round of a large suite takes half an hour.
+  const rounds = Number(process.env.BENCH_OVERHEAD_ROUNDS) || (quick ? 1 : tests > 10_000 ? 5 : 6);
   // Inside the repository so the suite resolves @playwright/test from the root node_modules.
   const suiteDir = join(root, '.tmp', 'bench-suite');
   writeSuite(suiteDir, tests);

@@ -33,6 +33,7 @@ if (values.help) {
   --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal, ≈ 1 h on 2 cores)
   BENCH_SAMPLES=n     requests per endpoint in reads10m (default 100, quick 30)
   BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
+  BENCH_OVERHEAD_ROUNDS=n  paired rounds of the overhead part (default 6; 5 above 10,000 tests)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
 `);
   process.exit(0);
