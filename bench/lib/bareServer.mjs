@@ -2,6 +2,7 @@
 // bench's own HTTP client allows on this machine (issue 30, goal 1), since it shares the cores with
 // whatever server it measures.
 import { spawn } from 'node:child_process';
+import { stopperOf } from './server.mjs';
 
 const SOURCE = `
 const http = require('node:http');
@@ -30,14 +31,5 @@ export async function startBareServer(status, body) {
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
   });
   child.stdout.resume();
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url, pid: child.pid, stop: stopperOf(child) };
 }

@@ -48,15 +48,16 @@ export async function startServer(dataDir, { env = {}, nodeArgs = [], db, bin = 
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
   child.stdout.resume();
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
+  return { url, pid: child.pid, stop: stopperOf(child) };
+}
+
+/** Stops a child process with SIGTERM and waits for it to exit (at once when it already has). */
+export function stopperOf(child) {
+  return async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
   };
 }
 
