@@ -30,7 +30,7 @@ if (values.help) {
   --db kind           sqlite (default), postgres or both
   --results N         results in the generated history of reads and pages (default 1000000; 10000000 for issue 18's goal)
                       and of reads10m (default 10000000: issue 27's error groups, compare, search, insights)
-  --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal, ≈ 1 h on 2 cores)
+  --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal: one round ≈ 21 min on 2 cores)
   BENCH_SAMPLES=n     requests per endpoint in reads10m (default 100, quick 30)
   BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
   BENCH_OVERHEAD_ROUNDS=n  paired rounds of the overhead part (default 6; 5 above 10,000 tests)
