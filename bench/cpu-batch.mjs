@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { api } from './lib/http.mjs';
 import { initDataDir, removeDir, root, tempDir } from './lib/server.mjs';
-import { median, processCpu } from './lib/measure.mjs';
+import { commandCpu, median, processCpu } from './lib/measure.mjs';
 import { testBody } from './lib/bodies.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
 import { newRun, suiteBatches, sendBatches } from './ingest.mjs';
@@ -49,12 +49,14 @@ for (let r = 0; r < Number(rounds); r++) {
       for (let w = 0; w < 4; w++) await call('POST', '/tests/batch', { tests: Array.from({ length: 500 }, (_, i) => testBody({ runId: warm, projectId, i: 900_000 + w * 500 + i })) });
       const batches = await suiteBatches(call, projectId, RUNS);
       const cpu0 = processCpu(server.pid);
+      const pg0 = db.databaseUrl ? commandCpu('postgres') : 0;
       const sec = await sendBatches([call], batches, 4);
       const us = ((processCpu(server.pid) - cpu0) / (batches.length * 500)) * 1e6;
+      const pgUs = db.databaseUrl ? ((commandCpu('postgres') - pg0) / (batches.length * 500)) * 1e6 : null;
       await server.stop();
       results[dist].push(us);
       rates[dist].push((batches.length * 500) / sec);
-      console.log(`round ${r} ${dist}: ${us.toFixed(1)} µs/test, ${((batches.length * 500) / sec).toFixed(0)} tests/s`);
+      console.log(`round ${r} ${dist}: ${us.toFixed(1)} µs/test${pgUs === null ? '' : ` (PostgreSQL's processes ${pgUs.toFixed(1)} µs/test more)`}, ${((batches.length * 500) / sec).toFixed(0)} tests/s`);
     } finally {
       await db.drop();
       removeDir(dataDir);

@@ -74,6 +74,25 @@ export function processCpu(pid) {
   }
 }
 
+/**
+ * CPU seconds of every live process named `comm` (e.g. `postgres`: the backends, WAL writer,
+ * checkpointer, autovacuum), plus what their exited children were charged with (a backend that
+ * ended since): the database server's share of a phase, which processCpu of the node server omits.
+ */
+export function commandCpu(comm) {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {}
+  }
+  return total / 100;
+}
+
 /** The middle value; of an even count, the mean of the two middle ones (the benches' one median). */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
