@@ -20,6 +20,7 @@ import * as m019 from './migrations/019_error_group_aggregates.js';
 import * as m021 from './migrations/021_insights_lean.js';
 import * as m022 from './migrations/022_insight_rollups.js';
 import * as m023 from './migrations/023_rollups_fillfactor.js';
+import * as m024 from './migrations/024_cases_fillfactor.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -61,6 +62,7 @@ const migrations: Record<string, DialectMigration> = {
   '021_insights_lean': m021,
   '022_insight_rollups': m022,
   '023_rollups_fillfactor': m023,
+  '024_cases_fillfactor': m024,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(
