@@ -1,7 +1,7 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, InsertQueryBuilder, InsertResult, Kysely } from 'kysely';
 import { dialectOf, type Db } from './database.js';
 import type { Database as Schema } from './schema.js';
-import type { BuildWrite } from './perRow.js';
+import type { BuildWrite, FinishInsert, RowsWrite } from './perRow.js';
 
 /**
  * Inserts many rows of one table (all with the same columns) in the fewest statements the dialect
@@ -20,6 +20,23 @@ export function insertMany<T extends keyof Schema & string>(db: Db, table: T, ro
  */
 export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<R[]> {
   return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement, shape)) as R[];
+}
+
+/**
+ * An upsert of many rows of one table (all with the same keys): `finish` completes the INSERT it is
+ * given (ON CONFLICT, RETURNING) without looking at the rows; `types` names each key's PostgreSQL
+ * type, in the rows' key order (see `DialectSupport.upsertMany`). `shape`, unique to the call site,
+ * keeps SQLite's one-row statement compiled. Returns the RETURNed rows.
+ */
+export async function upsertMany<R, T extends keyof Schema & string = keyof Schema & string>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Schema[T]>[],
+  types: Readonly<Record<string, string>>,
+  finish: (insert: InsertQueryBuilder<Schema, T, InsertResult>) => RowsWrite,
+  shape: string,
+): Promise<R[]> {
+  return (await dialectOf(db).upsertMany(db, table, rows as readonly Record<string, unknown>[], types, finish as FinishInsert, shape)) as R[];
 }
 
 /** Readies the current transaction for statements that group millions of rows (DialectSupport.forBulkWork). */

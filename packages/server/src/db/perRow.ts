@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, InsertQueryBuilder, Kysely } from 'kysely';
 
 /** A multi-row write built by a repository: `INSERT … VALUES <rows> [ON CONFLICT …] [RETURNING …]`. */
 export interface RowsWrite {
@@ -6,6 +6,8 @@ export interface RowsWrite {
   execute(): Promise<unknown[]>;
 }
 export type BuildWrite = (rows: readonly Record<string, unknown>[]) => RowsWrite;
+/** Completes an INSERT whose rows are given (its ON CONFLICT and RETURNING clauses): `upsertMany`. */
+export type FinishInsert = (insert: InsertQueryBuilder<any, any, any>) => RowsWrite;
 
 /**
  * Prepares `sql` for running at once on the connection held by the caller, for a dialect whose

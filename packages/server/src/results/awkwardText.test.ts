@@ -7,7 +7,9 @@ import { firstErrorLine } from '../runs/summary.js';
  * Batch ingestion stores text exactly as sent, whatever is in it. On PostgreSQL the rows travel as
  * COPY's text format (tab-separated, newline-terminated, backslash escapes, `\N` for NULL), so text
  * holding those very characters — and lines that look like COPY's own markers — must come back
- * unchanged; the same test runs on SQLite.
+ * unchanged. The test cases go as one array per column (`unnest`), whose literals quote and escape
+ * each element: quotes, braces, commas and a bare NULL must survive that too. The same test runs
+ * on SQLite.
  */
 let t: TestServer;
 beforeAll(async () => {
@@ -61,6 +63,10 @@ describe('POST /tests/batch with awkward text', () => {
     const after = await countRows(t);
     expect(after.tests - before.tests).toBe(tests.length);
     expect(after.test_cases - before.test_cases).toBe(tests.length);
+    const cases = await t.server.services.deps.db.selectFrom('test_cases').select(['title', 'full_title', 'file_path']).where('project_id', '=', t.projectId).execute();
+    for (const sent of tests as { title: string; fullTitle: string; filePath?: string }[]) {
+      expect(cases).toContainEqual({ title: sent.title, full_title: sent.fullTitle, file_path: sent.filePath ?? '' });
+    }
 
     for (let i = 0; i < awkward.length; i++) {
       const sent = tests[i] as (typeof tests)[number];

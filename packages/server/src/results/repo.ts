@@ -1,8 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { TestsTable } from '../db/schema.js';
-import { rowsPerStatement } from '../db/batch.js';
-import { insertMany, writeMany } from '../db/bulk.js';
+import { insertMany, upsertMany } from '../db/bulk.js';
 import { searchIndexInserted } from '../db/search.js';
 import { containsIgnoringCase } from '../db/text.js';
 import { ownedBy } from '../owners/filter.js';
@@ -22,8 +21,11 @@ export interface CaseKey {
   owners: string | null;
 }
 
-/** 10 bound values per case row; statements stay far below every dialect's limit. */
-const CASE_ROWS_PER_UPSERT = rowsPerStatement(10, 500);
+/** The columns of a case row as `upsertCases` builds it, with their PostgreSQL types (`upsertMany`). */
+const CASE_COLUMN_TYPES = {
+  id: 'text', project_id: 'text', file_path: 'text', full_title: 'text', title: 'text',
+  latest_test_id: 'text', owners: 'text', stats_dirty: 'integer', created_at: 'text', updated_at: 'text',
+} as const;
 /** Above this, GET /tests without runId reports a capped total (see docs/results.md). */
 export const TOTAL_COUNT_CAP = 10_000;
 
@@ -46,10 +48,8 @@ export function createTestRepo(db: Db) {
           id: newId(), project_id: k.projectId, file_path: k.filePath, full_title: k.fullTitle, title: k.title,
           latest_test_id: k.latestTestId, owners: k.owners, stats_dirty: 1, created_at: at, updated_at: at,
         }));
-      const returned = await writeMany<{ id: string; project_id: string; file_path: string; full_title: string }>(db, rows, (part) =>
-        db
-          .insertInto('test_cases')
-          .values(part as typeof rows)
+      const returned = await upsertMany<{ id: string; project_id: string; file_path: string; full_title: string }, 'test_cases'>(db, 'test_cases', rows, CASE_COLUMN_TYPES, (insert) =>
+        insert
           .onConflict((oc) => oc.columns(['project_id', 'file_path', 'full_title']).doUpdateSet((eb) => {
             // Batches of several servers commit in any order: the newest result (ids are
             // time-ordered) wins, not the last commit; its owners go with it.
@@ -62,7 +62,7 @@ export function createTestRepo(db: Db) {
             updated_at: eb.ref('excluded.updated_at'),
             };
           }))
-          .returning(['id', 'project_id', 'file_path', 'full_title']), CASE_ROWS_PER_UPSERT, 'test_cases upsert');
+          .returning(['id', 'project_id', 'file_path', 'full_title']), 'test_cases upsert');
       for (const r of returned) ids.set(caseKey(r.project_id, r.file_path, r.full_title), r.id);
       // A case whose id is the one proposed here was inserted, not found: its title goes into the
       // search index (the index's upkeep is per new case, not per result: db/search.ts).

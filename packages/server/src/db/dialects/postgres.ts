@@ -22,6 +22,12 @@ const types = {
 
 const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
+/**
+ * Rows per `upsertMany` statement: a bound on one statement's arrays (its memory in both processes)
+ * rather than on its parameters, which stay one per column.
+ */
+const ARRAY_ROWS_PER_STATEMENT = 5_000;
+
 /** Connections per server process; N servers share the database's max_connections (100 by default). */
 const POOL_SIZE = 10;
 
@@ -76,6 +82,16 @@ export const postgres: DialectSupport = {
   },
   // COPY … FROM STDIN (postgresCopy.ts): the rows as one text stream, no statement or array per batch.
   insertMany: (db, table, rows) => copyRows(db, table, rows),
+  async upsertMany(db, table, rows, types, finish) {
+    const columns = Object.keys(types);
+    const out: unknown[] = [];
+    for (let i = 0; i < rows.length; i += ARRAY_ROWS_PER_STATEMENT) {
+      const part = rows.slice(i, i + ARRAY_ROWS_PER_STATEMENT);
+      const arrays = columns.map((c) => sql`cast(${part.map((r) => r[c] ?? null)} as ${sql.raw(types[c])}[])`);
+      out.push(...(await finish(db.insertInto(table).columns(columns).expression(sql`select * from unnest(${sql.join(arrays)})`)).execute()));
+    }
+    return out;
+  },
   open(url) {
     const pool = new pg.Pool({
       connectionString: url,

@@ -145,6 +145,7 @@ export const sqlite: DialectSupport = {
     await runPerRow(db, rows, (part) => db.insertInto(table).values(part), statementsOf(db), `insert into ${table}`);
   },
   writeMany: (db, rows, build, _rowsPerStatement, shape) => runPerRow(db, rows, build, statementsOf(db), shape),
+  upsertMany: (db, table, rows, _types, finish, shape) => runPerRow(db, rows, (part) => finish(db.insertInto(table).values(part)), statementsOf(db), shape),
   open(url, opts = {}) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);
