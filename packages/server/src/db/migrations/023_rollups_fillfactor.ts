@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { dialectOf } from '../database.js';
+import type { Kysely } from 'kysely';
+import { setFillfactor } from './fillfactor.js';
 
 /** Free space kept on each page of `insight_rollups` for new versions of its rows. */
 export const ROLLUPS_FILLFACTOR = 70;
@@ -15,11 +15,9 @@ export const ROLLUPS_FILLFACTOR = 70;
  * keep the room; SQLite has no such setting and rewrites a row in place.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db).name !== 'postgres') return;
-  await sql`alter table insight_rollups set (fillfactor = ${sql.lit(ROLLUPS_FILLFACTOR)})`.execute(db);
+  await setFillfactor(db, 'insight_rollups', ROLLUPS_FILLFACTOR);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db).name !== 'postgres') return;
-  await sql`alter table insight_rollups reset (fillfactor)`.execute(db);
+  await setFillfactor(db, 'insight_rollups', null);
 }

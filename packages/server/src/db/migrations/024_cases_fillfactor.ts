@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { dialectOf } from '../database.js';
+import type { Kysely } from 'kysely';
+import { setFillfactor } from './fillfactor.js';
 
 /** Free space kept on each page of `test_cases` for new versions of its rows. */
 export const CASES_FILLFACTOR = 70;
@@ -17,11 +17,9 @@ export const CASES_FILLFACTOR = 70;
  * Pages written from now on keep the room; SQLite has no such setting and rewrites a row in place.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db).name !== 'postgres') return;
-  await sql`alter table test_cases set (fillfactor = ${sql.lit(CASES_FILLFACTOR)})`.execute(db);
+  await setFillfactor(db, 'test_cases', CASES_FILLFACTOR);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db).name !== 'postgres') return;
-  await sql`alter table test_cases reset (fillfactor)`.execute(db);
+  await setFillfactor(db, 'test_cases', null);
 }
