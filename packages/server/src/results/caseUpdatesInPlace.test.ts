@@ -34,8 +34,10 @@ describe('test cases updated by each run (PostgreSQL)', () => {
     const first = await pagesOf('test_cases');
     for (let n = 1; n < RUNS; n++) await run(n);
     const last = await pagesOf('test_cases');
-    // With full pages every run moved all 400 cases to new pages: 14 pages became 142 (with room: 20, then 44).
-    expect(last).toBeLessThanOrEqual(first * 3);
+    // With full pages every run moved all 400 cases to new pages, a copy of the table per run: 14
+    // pages became 142. With room they stay on their pages: 20 became 44 alone, 73 beside the rest
+    // of the suite (dead versions wait for other transactions to end before they are pruned).
+    expect(last - first).toBeLessThan(((RUNS - 1) * first) / 2);
     const stats = await t.server.services.deps.db.selectFrom('test_cases').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(stats.n)).toBe(CASES);
   });
