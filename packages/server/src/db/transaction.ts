@@ -83,7 +83,10 @@ export class ScopedDriver implements Driver {
         result = await current.run(scope, fn);
       } catch (err) {
         scope.done = true;
-        await this.inner.rollbackTransaction(conn);
+        // SQLite may have rolled back already (SQLITE_FULL ends the transaction): the ROLLBACK then
+        // fails with "no transaction is active", which must not replace the error that ended it
+        // (a 507 answer would become a 500).
+        await this.inner.rollbackTransaction(conn).catch(() => {});
         throw err;
       }
       scope.done = true;

@@ -55,7 +55,9 @@ function withStatementCache(db: Database.Database, checkpointer?: Checkpointer):
       let stmt = cache.get(source);
       if (stmt) cache.delete(source);
       else {
-        stmt = source === 'commit' && checkpointer ? afterRun(db.prepare(source), checkpointer.committed) : db.prepare(source);
+        stmt = db.prepare(source);
+        if (checkpointer && source === 'commit') stmt = afterRun(stmt, checkpointer.committed);
+        if (checkpointer && source === 'begin') stmt = beforeRun(stmt, checkpointer.beforeWrite);
         if (cache.size >= STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
       }
       cache.set(source, stmt);
@@ -72,6 +74,17 @@ function afterRun(stmt: Database.Statement, then: () => void): Database.Statemen
       const result = run(...params);
       then();
       return result;
+    },
+  });
+}
+
+/** `stmt` calling `first` before each run; what `first` throws is the statement's error. */
+function beforeRun(stmt: Database.Statement, first: () => void): Database.Statement {
+  const run = stmt.run.bind(stmt);
+  return Object.assign(stmt, {
+    run: (...params: unknown[]) => {
+      first();
+      return run(...params);
     },
   });
 }

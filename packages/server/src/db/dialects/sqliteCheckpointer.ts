@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 
 /**
  * WAL pages after which the server's own connection checkpoints anyway: the fallback should the
@@ -59,6 +60,12 @@ try {
 export interface Checkpointer {
   /** Tells the thread a transaction committed: it checkpoints while the server goes on with the next request. */
   committed(): void;
+  /**
+   * Called before a write transaction begins. While checkpoints fail (a full disk) it checkpoints
+   * first and throws the checkpoint's error (SQLITE_FULL: the request is refused with 507) rather
+   * than let the write grow the WAL, which cannot start over until a checkpoint completes.
+   */
+  beforeWrite(): void;
   stop(): Promise<void>;
 }
 
@@ -78,15 +85,18 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
   let exited: Promise<void> = Promise.resolve();
   let restart: NodeJS.Timeout | undefined;
   let thread: Worker | undefined;
+  const recovered = () => {
+    if (failing) warn('SQLite checkpoints succeed again');
+    failing = false;
+  };
   const spawn = () => {
     const worker = (thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, signal: signal.buffer, idleMs: IDLE_MS, minGapMs: MIN_GAP_MS } }));
     // Never what keeps a process alive; while it is down, SQLite's own checkpoints (the fallback) remain.
     worker.unref();
     worker.on('message', (m: { failed?: string; checkpointed?: boolean }) => {
       if (m.failed && !failing) warn(`SQLite checkpoints are failing (${m.failed}); the WAL grows until they succeed again`);
-      if (m.checkpointed && failing) warn('SQLite checkpoints succeed again');
       if (m.failed) failing = true;
-      if (m.checkpointed) failing = false;
+      if (m.checkpointed) recovered();
     });
     worker.on('error', (err) => {
       if (!failing) warn('the SQLite checkpoint thread failed; it is started again', err);
@@ -95,7 +105,10 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
     exited = new Promise<void>((resolve) =>
       worker.once('exit', () => {
         if (!stopping) {
-          restart = setTimeout(spawn, RETRY_MS);
+          restart = setTimeout(() => {
+            restart = undefined;
+            spawn();
+          }, RETRY_MS);
           restart.unref();
         }
         resolve();
@@ -107,6 +120,28 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
     committed() {
       Atomics.add(signal, COMMITS, 1);
       Atomics.notify(signal, COMMITS);
+    },
+    // Without this gate, space freed after a full disk went to the writes that had been refused
+    // (resent at once by every client) before the thread's next try a second later: the WAL grew
+    // into the room that the checkpoint needed to grow the database file, and the server stayed
+    // full for good. Done on a connection of its own, like the thread's (a connection that failed a
+    // write may keep failing); while the disk stays full this costs a refused write a partial copy.
+    beforeWrite() {
+      if (!failing || stopping) return;
+      const db = new Database(file, { fileMustExist: true });
+      try {
+        db.pragma('synchronous = FULL');
+        db.pragma('wal_checkpoint(PASSIVE)');
+      } finally {
+        db.close();
+      }
+      recovered();
+      if (restart) {
+        // The thread was waiting to be started again: start it now.
+        clearTimeout(restart);
+        restart = undefined;
+        spawn();
+      }
     },
     async stop() {
       stopping = true;
