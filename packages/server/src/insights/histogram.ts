@@ -85,6 +85,40 @@ export function addPacked(a: Uint8Array | null, b: Uint8Array | null): Buffer {
   return out.subarray(0, o);
 }
 
+/**
+ * The sum of packed histograms laid end to end (PostgreSQL's `string_agg` of them), packed: as
+ * `addPacked` over each in turn, without the database sending one array element per histogram.
+ */
+export function sumConcatenated(bytes: Uint8Array): Buffer {
+  const b = asBuffer(bytes);
+  // Already a sum (one histogram, or a single entry): returned as it is.
+  let summed = true;
+  for (let at = 0; at + ENTRY <= b.length && summed; at += ENTRY) {
+    summed = (at === 0 || b.readUInt16LE(at - ENTRY) < b.readUInt16LE(at)) && (b.readInt32LE(at + 2) !== 0 || b.readDoubleLE(at + 6) !== 0);
+  }
+  if (summed) return b;
+  const at: number[] = [];
+  for (let i = 0; i + ENTRY <= b.length; i += ENTRY) at.push(i);
+  at.sort((i, j) => b.readUInt16LE(i) - b.readUInt16LE(j));
+  const out = Buffer.allocUnsafe(b.length);
+  let o = 0;
+  for (let k = 0; k < at.length; ) {
+    const bucket = b.readUInt16LE(at[k]!);
+    let n = 0;
+    let totalMs = 0;
+    for (; k < at.length && b.readUInt16LE(at[k]!) === bucket; k++) {
+      n += b.readInt32LE(at[k]! + 2);
+      totalMs += b.readDoubleLE(at[k]! + 6);
+    }
+    if (n === 0 && totalMs === 0) continue;
+    out.writeUInt16LE(bucket, o);
+    out.writeInt32LE(n, o + 2);
+    out.writeDoubleLE(totalMs, o + 6);
+    o += ENTRY;
+  }
+  return out.subarray(0, o);
+}
+
 /** An empty packed histogram. */
 export const NOTHING = Buffer.alloc(0);
 const asBuffer = (bytes: Uint8Array | null): Buffer =>
