@@ -105,10 +105,7 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
     exited = new Promise<void>((resolve) =>
       worker.once('exit', () => {
         if (!stopping) {
-          restart = setTimeout(() => {
-            restart = undefined;
-            spawn();
-          }, RETRY_MS);
+          restart = setTimeout(spawn, RETRY_MS);
           restart.unref();
         }
         resolve();
@@ -135,13 +132,9 @@ export function startCheckpointer(file: string, warn: (message: string, detail?:
       } finally {
         db.close();
       }
+      // The thread, if it is waiting to be started again, starts within RETRY_MS as before: not
+      // from here, where a thread that cannot start at all would be started again on every write.
       recovered();
-      if (restart) {
-        // The thread was waiting to be started again: start it now.
-        clearTimeout(restart);
-        restart = undefined;
-        spawn();
-      }
     },
     async stop() {
       stopping = true;
