@@ -107,18 +107,24 @@ async function addToRollups(db: AnyDb, projectId: string, day: string, parts: It
     }
   }
 
-  const keep: Record<string, unknown>[] = [];
+  // New rows (a case's first fold of the day) and rows that hold results already, apart: only the
+  // fold writes rollups, one server at a time, so the rows looked up above are all there are.
+  const fresh: Record<string, unknown>[] = [];
+  const changed: Record<string, unknown>[] = [];
   for (const [k, r] of [...folded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (r.histogram.length > 0 || COUNTERS.some((c) => r[c] !== 0)) {
       const { project_id, all_branches, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram } = r;
-      keep.push({ project_id, all_branches, branch, day, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
+      (existing.has(k) ? changed : fresh).push({ project_id, all_branches, branch, day, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
     } else if (existing.has(k)) {
       await db.deleteFrom('insight_rollups').where('project_id', '=', projectId).where('all_branches', '=', r.all_branches).where('branch', '=', r.branch).where('day', '=', day).where('case_id', '=', r.case_id).execute();
     }
   }
-  // As one array per column on PostgreSQL: Kysely building and pg binding 12 parameters per row
-  // was about a fifth of the fold's CPU in the server (docs/benchmarks.md).
-  await dialectOf(db).upsertMany(db, 'insight_rollups', keep, ROLLUP_COLUMN_TYPES, (insert) =>
+  // New rows by COPY on PostgreSQL: an INSERT … ON CONFLICT checks for a conflict and inserts
+  // speculatively, which took PostgreSQL 12 µs per new row (docs/benchmarks.md).
+  await dialectOf(db).insertMany(db, 'insight_rollups', fresh);
+  // The rest as one array per column on PostgreSQL: Kysely building and pg binding 12 parameters
+  // per row was about a fifth of the fold's CPU in the server (docs/benchmarks.md).
+  await dialectOf(db).upsertMany(db, 'insight_rollups', changed, ROLLUP_COLUMN_TYPES, (insert) =>
     insert.onConflict((oc) => oc.columns(['project_id', 'all_branches', 'branch', 'day', 'case_id']).doUpdateSet((eb) => ({
       results: eb.ref('excluded.results'), passed: eb.ref('excluded.passed'), failed: eb.ref('excluded.failed'), flaky: eb.ref('excluded.flaky'),
       skipped: eb.ref('excluded.skipped'), latest_test_id: eb.ref('excluded.latest_test_id'), histogram: eb.ref('excluded.histogram'),
