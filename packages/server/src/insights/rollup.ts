@@ -143,9 +143,10 @@ export async function foldPending(db: AnyDb): Promise<number> {
     const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
     // One part per (project, day, branch, case), however many batches appended rows for it: the
     // rest of the fold then costs per case met, not per pending row. The database sums the counts
-    // and hands each part's histograms over end to end in one value: reading every pending row into an object
-    // (40,000 for four runs of a 10,000-test suite, against 10,000 parts) was about a third of the
-    // fold's CPU in the server. PostgreSQL only (`string_agg` of bytea): SQLite folds in SQL (foldInSql.ts).
+    // and hands each part's histograms over end to end in one value: reading every pending row into
+    // an object (40,000 for four runs of a 10,000-test suite, against 10,000 parts) was about a third
+    // of the fold's CPU in the server. PostgreSQL only (`string_agg` of bytea): SQLite folds in SQL
+    // (foldInSql.ts).
     const { rows } = await sql<Record<string, any> & { histograms: Buffer; n: number }>`
       with moved as (delete from insight_pending ${last ? sql`where id <= ${last.id}` : sql``} returning *)
       select project_id, day, branch, case_id, ${sql.raw(COUNTERS.map((c) => `sum(${c}) as ${c}`).join(', '))},
