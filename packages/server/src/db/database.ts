@@ -22,7 +22,7 @@ import * as m022 from './migrations/022_insight_rollups.js';
 import * as m023 from './migrations/023_rollups_fillfactor.js';
 import * as m024 from './migrations/024_cases_fillfactor.js';
 import type { Database as Schema } from './schema.js';
-import type { DialectSupport } from './dialect.js';
+import type { DialectSupport, OpenOptions } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { scopedDialect } from './transaction.js';
 
@@ -100,9 +100,9 @@ export interface OpenedDatabase {
  * Opens the database named by `url` with the dialect that handles it (`dialects/`). Services and
  * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
-export function openDatabase(url: string, opts: { log?: LogConfig; warn?: (message: string, detail?: unknown) => void } = {}): OpenedDatabase {
-  const { dialect, plugins, close } = dialectFor(url).open(url, { warn: opts.warn });
-  const scoped = scopedDialect(dialect);
+export function openDatabase(url: string, opts: { log?: LogConfig } & OpenOptions = {}): OpenedDatabase {
+  const { dialect, plugins, close, durableAfterCommit } = dialectFor(url).open(url, { warn: opts.warn, syncCalls: opts.syncCalls });
+  const scoped = scopedDialect(dialect, durableAfterCommit);
   const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins, log: opts.log });
   scoped.register(db);
   dialectOfDb.set(adapterOf(db), dialectFor(url));

@@ -1,6 +1,7 @@
 import type { Dialect, Expression, Kysely, KyselyPlugin, RawBuilder } from 'kysely';
 import type { BuildWrite, FinishInsert } from './perRow.js';
 import type { SearchSupport } from './search.js';
+import type { SyncCalls } from './dialects/sqliteWalSync.js';
 
 /** SQL over packed duration histograms (`DialectSupport.packedHistograms`). */
 export interface PackedHistogramSql {
@@ -113,5 +114,24 @@ export interface DialectSupport {
    * query compiler drops `FOR UPDATE`, as it locks the whole database for a writing transaction
    * where PostgreSQL locks rows).
    */
-  open(url: string, opts?: { warn?: (message: string, detail?: unknown) => void }): { dialect: Dialect; plugins: KyselyPlugin[]; close?: () => Promise<void> };
+  open(url: string, opts?: OpenOptions): OpenedDialect;
+}
+
+export interface OpenOptions {
+  warn?: (message: string, detail?: unknown) => void;
+  /** The system calls of SQLite's WAL sync (tests observe them; sqliteWalSync.ts). */
+  syncCalls?: SyncCalls;
+}
+
+export interface OpenedDialect {
+  dialect: Dialect;
+  plugins: KyselyPlugin[];
+  close?: () => Promise<void>;
+  /**
+   * Where a commit is not yet durable when COMMIT returns (SQLite's WAL, synced off the event loop:
+   * sqliteWalSync.ts): called right after an outermost COMMIT, while its connection is still held,
+   * it returns what to await before the transaction's effects may be acknowledged, or undefined
+   * when nothing is left to sync (the transaction wrote nothing).
+   */
+  durableAfterCommit?: () => Promise<void> | undefined;
 }

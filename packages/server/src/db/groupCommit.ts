@@ -104,6 +104,7 @@ class CommitQueue {
     const group = { broken: false };
     let taken = 0;
     let failure: unknown;
+    let durable: Promise<void> | undefined;
     try {
       await inner.beginTransaction(conn, {});
     } catch (err) {
@@ -129,7 +130,7 @@ class CommitQueue {
         }
       }
       if (group.broken) throw new Error('a savepoint could not be rolled back');
-      await inner.commitTransaction(conn);
+      ({ durable } = await this.driver.commitOutermost(conn));
     } catch (err) {
       failure = err;
       // PostgreSQL has ended a transaction whose COMMIT failed; SQLite keeps it open. Either way nothing is kept.
@@ -143,15 +144,16 @@ class CommitQueue {
       for (const c of committed) c.member.reject(err);
       return;
     }
-    // After the commit and with the connection back (SQLite has one writer): each member's
-    // after-commit work (webhook kicks, CI activity), then its answer. Not awaited: the next group
-    // need not wait for them.
-    for (const c of committed) void settle(c.member, c.value, c.afterCommit);
+    // After the commit and with the connection back (SQLite has one writer): once the commit is
+    // durable, each member's after-commit work (webhook kicks, CI activity), then its answer. Not
+    // awaited: the next group runs while the disk syncs this one.
+    for (const c of committed) void settle(c.member, c.value, c.afterCommit, durable);
   }
 }
 
-async function settle(member: Member, value: unknown, afterCommit: Scope['afterCommit']) {
+async function settle(member: Member, value: unknown, afterCommit: Scope['afterCommit'], durable: Promise<void> | undefined) {
   try {
+    await durable;
     for (const cb of afterCommit) await cb();
     member.resolve(value);
   } catch (err) {

@@ -27,7 +27,25 @@ export const current = new AsyncLocalStorage<Scope>();
 
 export class ScopedDriver implements Driver {
   #init: Promise<void> | undefined;
-  constructor(readonly inner: Driver) {}
+  constructor(
+    readonly inner: Driver,
+    /** The dialect's `durableAfterCommit` (db/dialect.ts): none where COMMIT is durable when it returns. */
+    private readonly durable?: () => Promise<void> | undefined,
+  ) {}
+
+  /**
+   * Commits the outermost transaction on `conn` and returns what to await, once `conn` is given
+   * back, before its effects are acknowledged (undefined: nothing). Taken before the connection is
+   * released, so that no other transaction's writes can be counted as this one's.
+   */
+  async commitOutermost(conn: DatabaseConnection): Promise<{ durable?: Promise<void> }> {
+    await this.inner.commitTransaction(conn);
+    // Wrapped: an async function returning the promise itself would wait for it here.
+    const durable = this.durable?.();
+    // Awaited by the caller, maybe after other awaits: never an unhandled rejection meanwhile.
+    durable?.catch(() => {});
+    return { durable };
+  }
 
   #scope(conn?: DatabaseConnection): Scope | undefined {
     const s = current.getStore();
@@ -52,7 +70,8 @@ export class ScopedDriver implements Driver {
   }
   async commitTransaction(conn: DatabaseConnection) {
     const s = this.#scope(conn);
-    if (!s) return this.inner.commitTransaction(conn);
+    // Kysely's own outermost transaction releases the connection after this: the sync is awaited here.
+    if (!s) return void (await (await this.commitOutermost(conn)).durable);
     await conn.executeQuery(CompiledQuery.raw(`release savepoint ${s.savepoints.pop()!}`));
   }
   async rollbackTransaction(conn: DatabaseConnection) {
@@ -77,6 +96,7 @@ export class ScopedDriver implements Driver {
     const conn = await this.inner.acquireConnection();
     const scope: Scope = { driver: this, conn, savepoints: [], seq: 0, done: false, afterCommit: [] };
     let result: T;
+    let durable: Promise<void> | undefined;
     try {
       await this.inner.beginTransaction(conn, {});
       try {
@@ -90,11 +110,14 @@ export class ScopedDriver implements Driver {
         throw err;
       }
       scope.done = true;
-      await this.inner.commitTransaction(conn);
+      ({ durable } = await this.commitOutermost(conn));
     } finally {
       scope.done = true;
       await this.inner.releaseConnection(conn);
     }
+    // With the connection back, so the next transaction runs while the disk syncs; nothing after
+    // the commit happens (webhooks, the answer) until it is durable.
+    await durable;
     // Once the connection is back: SQLite has only one, and work after the commit may query.
     for (const cb of scope.afterCommit) await cb();
     return result;
@@ -104,12 +127,12 @@ export class ScopedDriver implements Driver {
 const drivers = new WeakMap<Db, ScopedDriver>();
 
 /** Wraps a dialect so that databases opened with it take part in `inTransaction`. */
-export function scopedDialect(dialect: Dialect): { dialect: Dialect; register(db: Db): void } {
+export function scopedDialect(dialect: Dialect, durableAfterCommit?: () => Promise<void> | undefined): { dialect: Dialect; register(db: Db): void } {
   let driver: ScopedDriver | undefined;
   return {
     dialect: {
       createAdapter: () => dialect.createAdapter(),
-      createDriver: () => (driver = new ScopedDriver(dialect.createDriver())),
+      createDriver: () => (driver = new ScopedDriver(dialect.createDriver(), durableAfterCommit)),
       createQueryCompiler: () => dialect.createQueryCompiler(),
       createIntrospector: (db) => dialect.createIntrospector(db),
     },

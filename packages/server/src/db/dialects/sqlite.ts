@@ -8,6 +8,7 @@ import { runPerRow, type RunStatement } from '../perRow.js';
 import { inAnyOpenTransaction } from '../transaction.js';
 import { ReadRoutingDriver } from './sqliteReader.js';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqliteCheckpointer.js';
+import { WalSync } from './sqliteWalSync.js';
 
 const LOCKING = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
 
@@ -47,7 +48,7 @@ const STATEMENT_CACHE = 500;
  * (least recently used dropped first). A better-sqlite3 statement cannot run while it is being
  * iterated; Kysely iterates only for `.stream()`, which the server does not use.
  */
-function withStatementCache(db: Database.Database, checkpointer?: Checkpointer): SqliteDatabase {
+function withStatementCache(db: Database.Database, checkpointer?: Checkpointer, writes?: WriteTracker): SqliteDatabase {
   const cache = new Map<string, Database.Statement>();
   return {
     close: () => db.close(),
@@ -58,6 +59,8 @@ function withStatementCache(db: Database.Database, checkpointer?: Checkpointer):
         stmt = db.prepare(source);
         if (checkpointer && source === 'commit') stmt = afterRun(stmt, checkpointer.committed);
         if (checkpointer && source === 'begin') stmt = beforeRun(stmt, checkpointer.beforeWrite);
+        // `readonly`, not `reader`: an INSERT … RETURNING is a reader (it yields rows) that writes.
+        if (writes && !stmt.readonly && !TRANSACTION_CONTROL.test(source)) stmt = beforeRunOrAll(stmt, writes.wrote);
         if (cache.size >= STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
       }
       cache.set(source, stmt);
@@ -85,6 +88,43 @@ function beforeRun(stmt: Database.Statement, first: () => void): Database.Statem
     run: (...params: unknown[]) => {
       first();
       return run(...params);
+    },
+  });
+}
+
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
+
+/**
+ * Whether the writing connection changed anything since the last durable point, so that a
+ * transaction that only read (or a rolled-back one) does not wait for an fsync it does not need.
+ * Statements run one at a time on that connection, and `durableAfterCommit` is called right after
+ * a COMMIT while the connection is still held: no other transaction's write can come in between.
+ */
+interface WriteTracker {
+  wrote: () => void;
+  take: () => boolean;
+}
+function writeTracker(): WriteTracker {
+  let dirty = false;
+  return {
+    wrote: () => {
+      dirty = true;
+    },
+    take: () => {
+      const was = dirty;
+      dirty = false;
+      return was;
+    },
+  };
+}
+
+/** `stmt` calling `first` before each run or all (how Kysely and `statementsOf` execute). */
+function beforeRunOrAll(stmt: Database.Statement, first: () => void): Database.Statement {
+  const all = stmt.all.bind(stmt);
+  return Object.assign(beforeRun(stmt, first), {
+    all: (...params: unknown[]) => {
+      first();
+      return all(...params);
     },
   });
 }
@@ -164,19 +204,23 @@ export const sqlite: DialectSupport = {
     createPrivate(file);
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
-    // A 2xx answer means the write survives a crash or power loss (docs/decisions.md §2).
-    db.pragma('synchronous = FULL');
+    const onDisk = file !== ':memory:' && file !== '';
+    // A 2xx answer means the write survives a crash or power loss (docs/decisions.md §2): FULL's
+    // fsync of the WAL after each commit is done by `walSync`, off the event loop, before the answer.
+    db.pragma(onDisk ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     defineFunctions(db);
-    const onDisk = file !== ':memory:' && file !== '';
+    const walSync = onDisk ? new WalSync(file, opts.syncCalls) : undefined;
+    const writes = walSync && writeTracker();
+    const durableAfterCommit = walSync && writes ? () => (writes.take() ? walSync.sync() : undefined) : undefined;
     // Checkpoints run on a thread of their own, not inside the COMMIT of a request (docs/benchmarks.md).
     if (onDisk) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
     // The WAL file keeps the size of its longest run without a checkpoint (a full disk, a long read):
     // when it starts over it gives back what is beyond this, so an outage does not cost space forever.
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     const checkpointer = onDisk ? startCheckpointer(file, opts.warn) : undefined;
-    const statements = withStatementCache(db, checkpointer);
+    const statements = withStatementCache(db, checkpointer, writes);
     const dialect = new SqliteDialect({ database: statements });
     // Reads outside transactions on a connection of their own, so they never wait for the writer
     // (sqliteReader.ts). An in-memory database is private to its connection: it has none.
@@ -194,12 +238,16 @@ export const sqlite: DialectSupport = {
           statementsByAdapter.set(adapter, statements);
           return adapter;
         },
-        createDriver: () => (reader ? new ReadRoutingDriver(dialect.createDriver(), reader.createDriver()) : dialect.createDriver()),
+        createDriver: () => (reader ? new ReadRoutingDriver(dialect.createDriver(), reader.createDriver(), durableAfterCommit) : dialect.createDriver()),
         createQueryCompiler: () => new SqliteCompilerWithoutRowLocks(),
         createIntrospector: (k) => dialect.createIntrospector(k),
       },
       plugins: [],
-      close: async () => checkpointer?.stop(),
+      durableAfterCommit,
+      close: async () => {
+        await walSync?.close();
+        await checkpointer?.stop();
+      },
     };
   },
 };

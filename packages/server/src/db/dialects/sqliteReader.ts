@@ -17,6 +17,8 @@ export class ReadRoutingDriver implements Driver {
   constructor(
     private readonly writer: Driver,
     private readonly reader: Driver,
+    /** What a write outside any transaction awaits before it counts as done (sqliteWalSync.ts). */
+    private readonly durableAfterCommit?: () => Promise<void> | undefined,
   ) {}
 
   async init() {
@@ -26,7 +28,7 @@ export class ReadRoutingDriver implements Driver {
 
   /** No lock yet: a connection that takes the writer per statement, or for its transaction. */
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new RoutedConnection(this.writer, this.reader);
+    return new RoutedConnection(this.writer, this.reader, this.durableAfterCommit);
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {
@@ -64,6 +66,7 @@ class RoutedConnection implements DatabaseConnection {
   constructor(
     private readonly writer: Driver,
     private readonly reader: Driver,
+    private readonly durableAfterCommit?: () => Promise<void> | undefined,
   ) {}
 
   async pin(): Promise<DatabaseConnection> {
@@ -78,10 +81,21 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.pinned) return this.pinned.executeQuery<R>(query);
-    const driver = SelectQueryNode.is(query.query) ? this.reader : this.writer;
+    if (SelectQueryNode.is(query.query)) return this.#once<R>(this.reader, query);
+    // A statement of its own on the writer commits by itself: durable before it counts as done.
+    let durable: Promise<void> | undefined;
+    const result = await this.#once<R>(this.writer, query, () => (durable = this.durableAfterCommit?.()));
+    await durable;
+    return result;
+  }
+
+  /** `query` on a connection of `driver` taken for it alone; `done` runs before that connection is given back. */
+  async #once<R>(driver: Driver, query: CompiledQuery, done?: () => void): Promise<QueryResult<R>> {
     const conn = await driver.acquireConnection();
     try {
-      return await conn.executeQuery<R>(query);
+      const result = await conn.executeQuery<R>(query);
+      done?.();
+      return result;
     } finally {
       await driver.releaseConnection(conn);
     }
