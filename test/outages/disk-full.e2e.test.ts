@@ -199,7 +199,8 @@ describe('the data dir\'s disk fills up during batches and uploads', () => {
     }
     expect(walSequence(dbFile), serverLog).not.toBe(sequence);
     expect(statSync(dbFile).size).toBeGreaterThan(size);
-    // A WAL that grew while checkpoints could not run gives its space back (journal_size_limit, 4 MiB).
+    // A WAL that grew while checkpoints could not run gives its space back: the checkpoint thread
+    // started again after its failure truncates it (journal_size_limit alone keeps up to 64 MiB).
     expect(statSync(`${dbFile}-wal`).size).toBeLessThan(5 * 1024 * 1024);
 
     // Nothing acknowledged is lost, nothing is stored twice, and every stored upload has its file.

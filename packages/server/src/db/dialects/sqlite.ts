@@ -7,7 +7,7 @@ import { addPacked } from '../../insights/histogram.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
 import { inAnyOpenTransaction } from '../transaction.js';
 import { ReadRoutingDriver } from './sqliteReader.js';
-import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, type Checkpointer } from './sqliteCheckpointer.js';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer, WAL_KEPT_MIB, type Checkpointer } from './sqliteCheckpointer.js';
 import { WalSync } from './sqliteWalSync.js';
 
 const LOCKING = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked']);
@@ -38,7 +38,7 @@ function createPrivate(file: string) {
 }
 
 const MAX_BOUND_PARAMS = 32_766;
-const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+const WAL_SIZE_LIMIT_BYTES = WAL_KEPT_MIB * 1024 * 1024;
 /** Distinct statement texts kept prepared: every query the server makes, with room to spare. */
 const STATEMENT_CACHE = 500;
 
@@ -217,7 +217,8 @@ export const sqlite: DialectSupport = {
     // Checkpoints run on a thread of their own, not inside the COMMIT of a request (docs/benchmarks.md).
     if (onDisk) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
     // The WAL file keeps the size of its longest run without a checkpoint (a full disk, a long read):
-    // when it starts over it gives back what is beyond this, so an outage does not cost space forever.
+    // when it starts over it gives back what is beyond this, so an outage does not cost space forever
+    // (after a failed checkpoint the checkpointer truncates it to nothing: sqliteCheckpointer.ts).
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     const checkpointer = onDisk ? startCheckpointer(file, opts.warn) : undefined;
     const statements = withStatementCache(db, checkpointer, writes);
