@@ -49,14 +49,20 @@ const settledSoon = async (p: Promise<unknown>) => {
   return done;
 };
 
+/** A WalSync over a database with a WAL file, whose first sync is running (held by its gate). */
+async function syncRunning(name: string) {
+  const db = join(dir, name);
+  writeFileSync(`${db}-wal`, 'wal');
+  const g = gatedCalls();
+  const sync = new WalSync(db, g.calls);
+  const first = sync.sync();
+  while (g.pending() === 0) await new Promise((r) => setImmediate(r));
+  return { g, sync, first };
+}
+
 describe('WalSync: the WAL fsync off the event loop', () => {
   it('a caller arriving during a sync waits for the next one, which every such caller shares', async () => {
-    const db = join(dir, 'a.db');
-    writeFileSync(`${db}-wal`, 'wal');
-    const g = gatedCalls();
-    const sync = new WalSync(db, g.calls);
-    const first = sync.sync();
-    while (g.pending() === 0) await new Promise((r) => setImmediate(r));
+    const { g, sync, first } = await syncRunning('a.db');
     // These commits came after the running datasync began: it may not cover them.
     const second = sync.sync();
     const third = sync.sync();
@@ -74,12 +80,7 @@ describe('WalSync: the WAL fsync off the event loop', () => {
   });
 
   it('a failed sync fails its callers; callers waiting for the next one are not failed by it', async () => {
-    const db = join(dir, 'b.db');
-    writeFileSync(`${db}-wal`, 'wal');
-    const g = gatedCalls();
-    const sync = new WalSync(db, g.calls);
-    const first = sync.sync();
-    while (g.pending() === 0) await new Promise((r) => setImmediate(r));
+    const { g, sync, first } = await syncRunning('b.db');
     const second = sync.sync();
     g.failWith(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', syscall: 'fdatasync' }));
     await g.release();
