@@ -5,8 +5,8 @@ export interface RequestInput {
   params: unknown;
   query: unknown;
   body: unknown;
-  /** The body text as received: the Idempotency-Key step hashes it. */
-  raw: string;
+  /** SHA-256 (hex) of the JSON body as received (of '' without one): what the Idempotency-Key step compares. */
+  bodyHash: string;
 }
 
 declare module 'hono' {

@@ -33,7 +33,7 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
     const handler = handlers[op] as Handler<OperationId>;
     app.on(def.method, fullPath(def), authenticate(op, def, services), apiCookieWrites(def, appUrl), rateLimit(def.rateGroup, limiter), validateRequest(def), async (c) => {
       const principal = c.get('principal');
-      const { params, query, body, raw } = c.get('input');
+      const { params, query, body, bodyHash } = c.get('input');
 
       const run = async () => {
         const out = await handler({ params, query, body, principal, services, c } as never);
@@ -47,7 +47,7 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
       const respond = async () =>
         idemKey
           ? services.idempotency.run(
-              { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash: services.idempotency.bodyHash(raw), secretInResponse: SECRET_RESPONSES[op] },
+              { scope: principalScope(principal), key: idemKey, method: def.method, path: c.req.path, bodyHash, secretInResponse: SECRET_RESPONSES[op] },
               run,
             )
           : { ...(await run()), replayed: false };

@@ -1,7 +1,7 @@
 import { createHash, hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 // One-shot `hash` (Node ≥ 20.12): a third of createHash's cost for a request body, hashed twice per POST.
-export const sha256Hex = (value: string | Buffer) => hash('sha256', value, 'hex');
+export const sha256Hex = (value: string | Uint8Array) => hash('sha256', value, 'hex');
 
 /** An opaque random token for links and sessions (only its hash is stored). */
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
