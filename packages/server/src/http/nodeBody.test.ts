@@ -7,6 +7,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/harness.js';
+import { createRun, testBody } from '../testing/results.js';
 import { MAX_JSON_BODY } from './edge.js';
 
 let t: TestServer;
@@ -18,15 +19,15 @@ afterAll(async () => {
 });
 
 /** A POST whose body goes out in these pieces, a pause between them; chunked unless a length is given. */
-function post(path: string, pieces: Buffer[], opts: { contentLength?: number } = {}): Promise<{ status: number; body: string }> {
+function post(path: string, pieces: Buffer[], opts: { contentLength?: number; key?: string } = {}): Promise<{ status: number; body: string; replayed?: string }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'x-api-key': t.apiKey, 'idempotency-key': `body-${Math.random()}` };
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'x-api-key': t.apiKey, 'idempotency-key': opts.key ?? `body-${Math.random()}` };
     if (opts.contentLength !== undefined) headers['content-length'] = opts.contentLength;
     const req = httpRequest(`${t.url}${path}`, { method: 'POST', headers }, (res: IncomingMessage) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, replayed: res.headers['idempotent-replayed'] as string | undefined }));
     });
     req.on('error', reject);
     void (async () => {
@@ -82,5 +83,61 @@ describe('JSON request bodies under the real server', () => {
     });
     const res = await post('/api/v1/runs', [Buffer.from(JSON.stringify({ projectId: t.projectId, status: 'running' }))]);
     expect(res.status).toBe(201);
+  });
+});
+
+/**
+ * A batch past 64 KiB is parsed element by element from its bytes, and its answer (past 256
+ * results) is written as bytes and stored compressed (splitJson.ts, jsonBytes.ts, idempotency/repo.ts):
+ * the client must not be able to tell.
+ */
+describe('large batches under the real server', () => {
+  const batchOf = (runId: string, n: number, title: (i: number) => string) =>
+    ({ tests: Array.from({ length: n }, (_, i) => testBody(runId, t.projectId, { fullTitle: title(i), title: title(i), attempts: [{ retry: 0, status: 'passed', duration: 5, errors: [] }] })) });
+  const inPieces = (text: string) => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    return [bytes.subarray(0, 70_001), bytes.subarray(70_001, 140_003), bytes.subarray(140_003)];
+  };
+
+  it('stores every result of a 500-test batch sent in pieces, and replays the same answer byte for byte', async () => {
+    const run = await createRun(t);
+    const body = JSON.stringify(batchOf(run.id, 500, (i) => `big € batch ${i} 😀`));
+    expect(body.length).toBeGreaterThan(128 * 1024);
+    const first = await post('/api/v1/tests/batch', inPieces(body), { key: 'big-batch-1' });
+    expect(first.status).toBe(201);
+    const data = JSON.parse(first.body).data as { fullTitle: string; runId: string }[];
+    expect(data.map((d) => d.fullTitle)).toEqual(Array.from({ length: 500 }, (_, i) => `big € batch ${i} 😀`));
+    const stored = await t.server.services.deps.db.selectFrom('tests').select('full_title').where('run_id', '=', run.id).execute();
+    expect(stored).toHaveLength(500);
+
+    const again = await post('/api/v1/tests/batch', inPieces(body), { key: 'big-batch-1' });
+    expect(again.status).toBe(201);
+    expect(again.replayed).toBe('true');
+    expect(again.body).toBe(first.body);
+    const record = await t.server.services.deps.db.selectFrom('idempotency_keys').select(['response_body', 'response_brotli']).where('key', '=', 'big-batch-1').executeTakeFirstOrThrow();
+    expect(record.response_body).toBeNull();
+    expect(record.response_brotli!.length).toBeLessThan(first.body.length / 4);
+    // The same key with another body is still told apart.
+    const other = await post('/api/v1/tests/batch', inPieces(body.replace('big € batch 7 ', 'big € batch 7b')), { key: 'big-batch-1' });
+    expect(other.status).toBe(409);
+  });
+
+  it('answers a malformed large body with the message of a whole-text parse, and repairs an escaped lone surrogate', async () => {
+    const run = await createRun(t);
+    const body = JSON.stringify(batchOf(run.id, 300, (i) => `malformed ${i}`));
+    const broken = body.replace('"malformed 150"', '"malformed 150');
+    let message = '';
+    try {
+      JSON.parse(broken);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const bad = await post('/api/v1/tests/batch', inPieces(broken));
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.message).toBe(`Malformed JSON: ${message}`);
+
+    const lone = await post('/api/v1/tests/batch', inPieces(body.replaceAll('"malformed 3"', '"malformed \\uD800 \\ud83d"')));
+    expect(lone.status).toBe(201);
+    expect((JSON.parse(lone.body).data as { fullTitle: string }[])[3].fullTitle).toBe('malformed \uFFFD \uFFFD');
   });
 });

@@ -3,7 +3,7 @@ import { endpoints, operationIds, type EndpointDef, type OperationId } from '@te
 import { principalScope } from '../authz/principal.js';
 import { groupCommit } from '../db/groupCommit.js';
 import { SECRET_RESPONSES } from '../idempotency/service.js';
-import { stringifyResponse } from '../lib/deepJson.js';
+import { encodeResponse } from '../lib/jsonBytes.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
 import { apiCookieWrites } from './csrf.js';
@@ -39,7 +39,7 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
         const out = await handler({ params, query, body, principal, services, c } as never);
         const status = out instanceof Reply ? out.status : def.status;
         const payload = out instanceof Reply ? out.body : out;
-        return { status, body: stringifyResponse(payload) };
+        return { status, body: encodeResponse(payload) };
       };
 
       // Uploads take their key themselves once the file's digest is known (artifacts/route.ts).

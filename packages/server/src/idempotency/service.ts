@@ -15,9 +15,10 @@ const TTL_MS = 24 * 3600 * 1000;
  */
 export const SECRET_RESPONSES: Partial<Record<OperationId, string>> = { 'apiKeys.create': 'an API key' };
 
-export interface StoredResponse {
+/** JSON text, or its UTF-8 bytes (a long answer: http/router.ts); a replay always gives text. */
+export interface StoredResponse<B extends string | Uint8Array<ArrayBuffer> = string | Uint8Array<ArrayBuffer>> {
   status: number;
-  body: string;
+  body: B;
 }
 
 export interface RunInput {
@@ -48,7 +49,7 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
   };
 
   /** The stored answer for a repeat, a 409 for a different request, or undefined when the key is free. */
-  async function replayOf(input: RunInput, requestHash: string): Promise<(StoredResponse & { replayed: true }) | undefined> {
+  async function replayOf(input: RunInput, requestHash: string): Promise<(StoredResponse<string> & { replayed: true }) | undefined> {
     const existing = await repo.find(input.scope, input.key);
     if (!existing) return undefined;
     // Expired, or a reservation without a response: written by a version that reserved outside the
@@ -71,7 +72,7 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
      * Runs `work` once per (scope, key). A repeat of a finished request gets the stored response; a
      * repeat with a different body gets 409; a repeat racing the first waits for its commit.
      */
-    async run(input: RunInput, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+    async run<B extends string | Uint8Array<ArrayBuffer>>(input: RunInput, work: () => Promise<StoredResponse<B>>): Promise<StoredResponse<B | string> & { replayed: boolean }> {
       checkKey(input.key);
       const requestHash = sha256Hex(`${input.method} ${input.path}\n${input.bodyHash}`);
       // Joins a group commit's savepoint (groupCommit.ts) rather than opening one more inside it:
@@ -96,8 +97,8 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
         return { ...res, replayed: false };
       });
     },
-    // A string is hashed as its UTF-8 bytes without first copying them into a Buffer (the same digest).
-    bodyHash: (body: string | Uint8Array) => sha256Hex(typeof body === 'string' ? body : Buffer.from(body)),
+    // A string is hashed as its UTF-8 bytes: the same digest as the bytes it was decoded from.
+    bodyHash: (body: string | Uint8Array) => sha256Hex(body),
     purgeExpired: () => repo.deleteOlderThan(new Date(config.now().getTime() - TTL_MS).toISOString()),
   };
 }
