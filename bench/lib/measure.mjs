@@ -65,6 +65,15 @@ export function measure(cmd, args, { env = process.env, cwd } = {}) {
 }
 
 /** CPU seconds used so far by a process (/proc/<pid>/stat utime + stime; null elsewhere). */
+/** Minor page faults of a process so far (/proc/<pid>/stat), or null once it is gone. */
+export function processFaults(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7]);
+  } catch {
+    return null;
+  }
+}
+
 export function processCpu(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
