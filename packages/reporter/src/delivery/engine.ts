@@ -115,8 +115,11 @@ export class Delivery {
   async batch(b: Omit<BatchRecord, 't'>): Promise<{ ids: string[]; sent: boolean }> {
     const known = this.acks.get(b.cid)?.ids;
     if (known) return { ids: known, sent: false };
+    const run = this.run;
     const res = await this.o.client.tests.createBatch(
-      b.tests.map((t) => ({ ...t.body, ...this.run })),
+      // The run's ids go first (and win): the server parses a large batch element by element,
+      // cutting where an element opens, and the results' steps open with `title` as the results do.
+      b.tests.map((t) => ({ ...run, ...t.body, ...run })),
       this.key('batch', b.cid),
     );
     const ids = res.data.map((d) => d.id);
