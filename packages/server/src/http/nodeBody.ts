@@ -38,9 +38,9 @@ const SCRATCH_MAX = 8 * 1024 * 1024;
 let scratch = Buffer.alloc(0);
 
 /**
- * The chunks as one buffer, valid only until the next call: use it before any `await`. A fresh
- * 400 KB buffer per batch cost ~100 page faults (~2 ms) on the measured virtual machines, where
- * glibc kept handing such blocks back to the kernel (issue 30); the scratch buffer stays mapped.
+ * The chunks as one buffer, valid only until the next call: use it before any `await`. Joining
+ * each batch into a fresh 400 KB buffer touched fresh pages, each first touch a page fault of
+ * ~19 µs on the virtual machines measured (issue 30, docs/benchmarks.md); this buffer stays mapped.
  */
 export function joinedUntilNextCall(chunks: Buffer[]): Buffer {
   if (chunks.length === 1) return chunks[0];
