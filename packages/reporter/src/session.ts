@@ -119,7 +119,7 @@ export class ReportSession implements Pick<Reporter, 'onBegin' | 'onTestEnd' | '
     this.spool = new SpoolWriter(this.opts.outputDir, this.runCid);
     this.spool.write({
       t: 'header', v: 1, cid: this.runCid, createdAt: new Date().toISOString(), url: this.opts.url,
-      ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`,
+      ...(this.opts.projectId ? { projectId: this.opts.projectId } : {}), reporter: `@testreport/reporter playwright/${config.version}`, runIdsFirst: true,
     });
     const body = runBody(config, root, this.opts, this.ci);
     this.shard = shardOf(body);

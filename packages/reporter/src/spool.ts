@@ -22,7 +22,8 @@ export type { RunBody } from './delivery/records.js';
 export { SPOOL_VERSION };
 
 export type SpoolRecord =
-  | { t: 'header'; v: number; cid: string; createdAt: string; url?: string; projectId?: string; reporter: string }
+  /** `runIdsFirst`: written by reporters that send a result's run ids first (delivery/engine.ts); absent before. */
+  | { t: 'header'; v: number; cid: string; createdAt: string; url?: string; projectId?: string; reporter: string; runIdsFirst?: true }
   | { t: 'project'; id: string }
   | RunRecord
   | SuiteRecord
@@ -193,6 +194,7 @@ export async function replaySpool(
     projectId,
     key: (kind, cid) => idempotencyKey(kind, cid),
     acked: index.acks,
+    runIdsFirst: index.header.runIdsFirst === true,
     onAck: (ack) => appendFileSync(file, JSON.stringify({ t: 'ack', ...ack }) + '\n'),
     // One at a time, as the journal is read: a replay is a catch-up, not a race.
     concurrency: 1,

@@ -19,6 +19,12 @@ export interface DeliveryOptions {
   onAck?(ack: Ack): void;
   /** Test batches (with their artifacts) in flight at once. */
   concurrency: number;
+  /**
+   * Whether a result's keys start with the run's ids (default). Spools written before this order
+   * replay with the body last, so a batch the server stored but never acknowledged is sent again
+   * byte for byte: an Idempotency-Key replay compares the body's bytes.
+   */
+  runIdsFirst?: boolean;
 }
 
 export type ArtifactOutcome =
@@ -116,10 +122,11 @@ export class Delivery {
     const known = this.acks.get(b.cid)?.ids;
     if (known) return { ids: known, sent: false };
     const run = this.run;
+    const first = this.o.runIdsFirst !== false;
     const res = await this.o.client.tests.createBatch(
       // The run's ids go first (and win): the server parses a large batch element by element,
       // cutting where an element opens, and the results' steps open with `title` as the results do.
-      b.tests.map((t) => ({ ...run, ...t.body, ...run })),
+      b.tests.map((t) => (first ? { ...run, ...t.body, ...run } : { ...t.body, ...run })),
       this.key('batch', b.cid),
     );
     const ids = res.data.map((d) => d.id);
