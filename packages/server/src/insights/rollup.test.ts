@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialectOf } from '../db/database.js';
 import * as m022 from '../db/migrations/022_insight_rollups.js';
+import * as m026 from '../db/migrations/026_insights_lean_pg.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
 import { countAllResults } from './upkeep.js';
@@ -128,6 +129,19 @@ describe('folding the insights aggregates', () => {
     expect(await count('insight_case_days')).toBeGreaterThan(0);
     await m022.up(db(), types);
     expect([await count('insight_case_days'), await count('insight_case_durations'), await count('insight_pending')]).toEqual([0, 0, 0]);
+    expect(await answers()).toEqual(before);
+  });
+
+  it('migration 026 down and up again (PostgreSQL: the foreign keys back, then the aggregate the fold groups with) keep every answer', async () => {
+    const today = await createRun(t, { branch: 'main', codeowners: CODEOWNERS });
+    await postTests(t, tests(today.id, 27));
+    const before = await answers();
+    // The test before re-created migration 022's tables with their foreign keys: 026 again first.
+    await m026.up(db());
+    await m026.down(db());
+    await m026.up(db());
+    await fold();
+    expect(await count('insight_pending')).toBe(0);
     expect(await answers()).toEqual(before);
   });
 });

@@ -29,6 +29,12 @@ async function rowsOf(projectId: string) {
   }
   const p = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('id', '=', projectId).executeTakeFirstOrThrow();
   counts.projects = Number(p.n);
+  // The insights aggregates, pending or folded (on PostgreSQL no foreign key cascades there: migration 026).
+  let insights = 0;
+  for (const table of ['insight_pending', 'insight_rollups'] as const) {
+    insights += Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow()).n);
+  }
+  counts.insights = insights;
   return counts;
 }
 
@@ -126,7 +132,7 @@ describe('projects', () => {
     const p = await newProject('Doomed');
     const { apiKey } = await fillProject(p.id);
     const before = await rowsOf(p.id);
-    for (const table of ['runs', 'tests', 'test_suites', 'test_cases', 'artifacts', 'api_keys', 'webhooks', 'webhook_deliveries', 'project_settings', 'projects']) {
+    for (const table of ['runs', 'tests', 'test_suites', 'test_cases', 'artifacts', 'api_keys', 'webhooks', 'webhook_deliveries', 'project_settings', 'projects', 'insights']) {
       expect(before[table], table).toBeGreaterThan(0);
     }
     const files = join(t.dataDir, 'artifacts', 'projects', p.id);

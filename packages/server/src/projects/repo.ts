@@ -1,5 +1,6 @@
 import { SETTINGS_DEFAULTS } from '@testreport/contract';
 import type { Db } from '../db/database.js';
+import { deleteProjectsWithInsights } from '../insights/forgetProjects.js';
 import type { Updateable } from 'kysely';
 import type { ProjectSettingsTable, ProjectsTable } from '../db/schema.js';
 
@@ -39,7 +40,7 @@ export function createProjectRepo(db: Db) {
       await db.updateTable('projects').set(patch).where('id', '=', id).execute();
     },
     async delete(id: string) {
-      await db.deleteFrom('projects').where('id', '=', id).execute();
+      await deleteProjectsWithInsights(db, async (trx) => (await trx.deleteFrom('projects').where('id', '=', id).returning('id').execute()).map((r) => r.id));
     },
     findSettings(projectId: string) {
       return db.selectFrom('project_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();

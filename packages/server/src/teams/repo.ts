@@ -1,5 +1,6 @@
 import type { TeamRole } from '@testreport/contract';
 import type { Db } from '../db/database.js';
+import { deleteProjectsWithInsights } from '../insights/forgetProjects.js';
 import type { TeamMembersTable, TeamsTable } from '../db/schema.js';
 
 /** The team and its first owner, written together. */
@@ -30,7 +31,11 @@ export function createTeamRepo(db: Db) {
       await db.updateTable('teams').set(patch).where('id', '=', id).execute();
     },
     async delete(id: string) {
-      await db.deleteFrom('teams').where('id', '=', id).execute();
+      await deleteProjectsWithInsights(db, async (trx) => {
+        const projects = await trx.selectFrom('projects').select('id').where('team_id', '=', id).execute();
+        await trx.deleteFrom('teams').where('id', '=', id).execute();
+        return projects.map((p) => p.id);
+      });
     },
   };
 }

@@ -57,10 +57,24 @@ describe('teams', () => {
   });
 
   it('lets only an owner delete a team, taking its projects, keys and files with it', async () => {
-    const s = await startTestServer();
+    // No periodic fold: the insights rows below stay where the test puts them.
+    const s = await startTestServer({ backgroundJobs: false });
     try {
       const admin = await s.createUser({ teamId: s.teamId, role: 'admin' });
       const run = await s.api('POST', '/runs', { auth: s.apiKey, body: { projectId: s.projectId, status: 'running' } });
+      // A result folded into the insights rollups and one still pending.
+      const result = (title: string) => s.api('POST', '/tests', { auth: s.apiKey, body: { runId: run.body.id, projectId: s.projectId, title, fullTitle: title, status: 'passed', duration: 5 } });
+      expect((await result('folded')).status).toBe(201);
+      await s.server.services.insightRollup.foldOnce();
+      expect((await result('pending')).status).toBe(201);
+      const insightRows = async () => {
+        const n: Record<string, number> = {};
+        for (const table of ['insight_pending', 'insight_rollups'] as const) {
+          n[table] = Number((await s.server.services.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', s.projectId).executeTakeFirstOrThrow()).n);
+        }
+        return n;
+      };
+      expect(await insightRows()).toEqual({ insight_pending: 1, insight_rollups: 2 });
       const art = await upload(s, { auth: s.apiKey, fields: { type: 'screenshot', runId: run.body.id, projectId: s.projectId }, fileName: 'a.png', contentType: 'image/png', content: png() });
       expect(art.status).toBe(201);
       const second = await s.api('POST', '/projects', { auth: s.owner, body: { name: 'Second', teamId: s.teamId } });
@@ -81,6 +95,7 @@ describe('teams', () => {
         const r = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', s.teamId).executeTakeFirstOrThrow();
         expect(Number(r.n), table).toBe(0);
       }
+      expect(await insightRows()).toEqual({ insight_pending: 0, insight_rollups: 0 });
       expect((await s.api('DELETE', `/teams/${s.teamId}`, { auth: s.owner })).status).toBe(404);
     } finally {
       await s.close();
