@@ -1,3 +1,4 @@
+import { ByteWriter } from './byteWriter.js';
 import { stringifyResponse } from './deepJson.js';
 
 /** From this many elements, a top-level array is written element by element as bytes. */
@@ -45,26 +46,4 @@ function arrayBytes(out: ByteWriter, items: unknown[]): ByteWriter {
   }
   out.write(']');
   return out;
-}
-
-class ByteWriter {
-  #buf = Buffer.allocUnsafeSlow(16 * 1024);
-  #length = 0;
-
-  reserve(bytes: number) {
-    if (this.#length + bytes <= this.#buf.length) return;
-    const next = Buffer.allocUnsafeSlow(Math.max(Math.ceil(this.#length + bytes), this.#buf.length * 2));
-    this.#buf.copy(next, 0, 0, this.#length);
-    this.#buf = next;
-  }
-
-  write(text: string) {
-    // A UTF-16 unit takes at most 3 bytes of UTF-8.
-    this.reserve(text.length * 3);
-    this.#length += this.#buf.write(text, this.#length);
-  }
-
-  bytes(): Uint8Array<ArrayBuffer> {
-    return new Uint8Array(this.#buf.buffer, this.#buf.byteOffset, this.#length);
-  }
 }
