@@ -26,7 +26,9 @@ const dbArgs = (db) => (db?.databaseUrl ? ['--database-url', db.databaseUrl] : [
 export async function startServer(dataDir, { env = {}, nodeArgs = [], db, bin = serverBin } = {}) {
   // BENCH_CPU_PROF=<dir>: every server of the run writes a V8 CPU profile there when it stops.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, ...nodeArgs, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
+  // BENCH_SERVER_NODE_ARGS="--trace-gc": node flags for every server of the run (with BENCH_SERVER_STDERR to see what they print).
+  const extra = process.env.BENCH_SERVER_NODE_ARGS ? process.env.BENCH_SERVER_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...prof, ...extra, ...nodeArgs, bin, 'serve', '--port', '0', '--data-dir', dataDir, '--no-first-run', ...dbArgs(db)], {
     env: { ...process.env, TESTREPORT_RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,6 +50,7 @@ export async function startServer(dataDir, { env = {}, nodeArgs = [], db, bin = 
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
   child.stdout.resume();
+  if (process.env.BENCH_SERVER_STDERR) child.stdout.on('data', (d) => process.stderr.write(d));
   return { url, pid: child.pid, stop: stopperOf(child) };
 }
 
