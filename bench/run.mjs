@@ -35,6 +35,7 @@ if (values.help) {
   BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
   BENCH_OVERHEAD_ROUNDS=n  paired rounds of the overhead part (default 6; 5 above 10,000 tests)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
+  BENCH_SERVER_NODE_ARGS="--trace-gc"  node flags for every server started (BENCH_SERVER_STDERR=1 shows what they print)
 `);
   process.exit(0);
 }
