@@ -39,8 +39,8 @@ function writeField(out: ByteWriter, value: unknown, column: string): void {
 
 /**
  * Chunk buffers a finished COPY handed back, for the next: its chunks are written straight into
- * them, and fresh memory for each (a 500-test batch of tests is about 1 MB of COPY text) costs its
- * page faults every time. Only a COPY that succeeded gives its buffers back: PostgreSQL has then
+ * them, and fresh memory for each (a 500-test batch's results are some hundreds of KB of COPY text)
+ * costs its page faults every time. Only a COPY that succeeded gives its buffers back: PostgreSQL has then
  * read every byte, so the socket holds none of them any more.
  */
 const spare: Buffer<ArrayBuffer>[] = [];

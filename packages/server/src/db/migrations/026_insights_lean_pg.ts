@@ -15,8 +15,9 @@ const FOREIGN_KEYS = [
  * - `insight_pending` and `insight_rollups` lose their foreign key to `projects`. PostgreSQL checks
  *   one by a query per inserted row, which locks the project's row (3.2 µs per pending row, one per
  *   stored result, and as much per rollup row a fold creates). Only the upkeep of a project's own
- *   results, the rebuild and the fold write these tables; deleting a project deletes their rows
- *   itself (projects/repo.ts), after the project's row, so no batch can still add any.
+ *   results, the rebuild and the fold write these tables; deleting a project or a team deletes
+ *   their rows itself (insights/forgetProjects.ts), after the projects' rows, so no batch can
+ *   still add any.
  *   SQLite's check is an index probe and stays.
  * - An aggregate laying byteas end to end for the fold's grouping of pending rows: `string_agg`
  *   keeps a growable buffer of 1 KB per group, and with 10,000 groups of a few 14-byte histograms
