@@ -32,7 +32,9 @@ export function createTeamRepo(db: Db) {
     },
     async delete(id: string) {
       await deleteProjectsWithInsights(db, async (trx) => {
-        const projects = await trx.selectFrom('projects').select('id').where('team_id', '=', id).execute();
+        // The projects by name and in one statement, rather than by the team's cascade: the ids
+        // returned are exactly the projects deleted, whatever was created meanwhile.
+        const projects = await trx.deleteFrom('projects').where('team_id', '=', id).returning('id').execute();
         await trx.deleteFrom('teams').where('id', '=', id).execute();
         return projects.map((p) => p.id);
       });
