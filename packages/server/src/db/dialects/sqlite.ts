@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { SqliteDialect, SqliteQueryCompiler, sql, type Kysely, type SqliteDatabase, type SelectQueryNode } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { sqliteSearch } from './sqliteSearch.js';
-import { addPacked } from '../../insights/histogram.js';
+import { defineHistogramFunctions, sqliteHistograms } from './sqliteHistograms.js';
 import { runPerRow, type RunStatement } from '../perRow.js';
 import { inAnyOpenTransaction } from '../transaction.js';
 import { ReadRoutingDriver } from './sqliteReader.js';
@@ -151,27 +151,12 @@ function statementsOf(db: Kysely<any>): RunStatement | undefined {
 }
 const NO_ROWS: unknown[] = [];
 
-/** The JavaScript functions the server's SQL calls on the writing connection (`packedHistograms`). */
-function defineFunctions(db: Database.Database) {
-  db.function('testreport_hist_add', { deterministic: true, directOnly: true }, (a: Buffer | null, b: Buffer | null) => addPacked(a, b));
-  db.aggregate('testreport_hist_sum', {
-    start: () => null,
-    step: (sum: Buffer | null, value: Buffer | null) => addPacked(sum, value),
-    result: (sum: Buffer | null) => sum ?? Buffer.alloc(0),
-    deterministic: true,
-    directOnly: true,
-  });
-}
-
 export const sqlite: DialectSupport = {
   name: 'sqlite',
   search: sqliteSearch,
   // better-sqlite3 builds SQLite with its math functions (SQLITE_ENABLE_MATH_FUNCTIONS).
   log2: (value) => sql<number>`log2(${value})`,
-  packedHistograms: {
-    sum: (value) => sql<Buffer>`testreport_hist_sum(${value})`,
-    add: (a, b) => sql<Buffer>`testreport_hist_add(${a}, ${b})`,
-  },
+  packedHistograms: sqliteHistograms,
   forBulkWork: async () => {},
   handles: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('sqlite:'),
   maxBoundParams: MAX_BOUND_PARAMS,
@@ -210,7 +195,7 @@ export const sqlite: DialectSupport = {
     db.pragma(onDisk ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    defineFunctions(db);
+    defineHistogramFunctions(db);
     const walSync = onDisk ? new WalSync(file, opts.syncCalls) : undefined;
     const writes = walSync && writeTracker();
     const durableAfterCommit = walSync && writes ? () => (writes.take() ? walSync.sync() : undefined) : undefined;
