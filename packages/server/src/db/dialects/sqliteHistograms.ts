@@ -6,9 +6,10 @@ import { addPacked, NOTHING } from '../../insights/histogram.js';
 /**
  * The packed-histogram functions of SQLite's fold (insights/foldInSql.ts), in JavaScript on the
  * writing connection. Histograms reach them as hex text: better-sqlite3 copies every BLOB argument
- * into a Buffer of its own (1.6–1.8 µs each here, which under sustained ingestion was most of a
- * fold's cost), while a string of ASCII costs a fifth of that and decodes into one reused buffer
- * (docs/benchmarks.md). What they return better-sqlite3 copies into SQLite at once.
+ * into a Buffer of its own (1.6–1.8 µs each here: most of the fold's upsert onto existing rollup
+ * rows), while a string of ASCII costs a fifth of that and decodes into one reused buffer
+ * (docs/benchmarks.md). What they return better-sqlite3 copies into SQLite at once. The functions
+ * run one at a time on the one thread, so one buffer serves every connection.
  */
 const scratch = Buffer.allocUnsafe(64 * 1024);
 
