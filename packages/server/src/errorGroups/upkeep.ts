@@ -74,7 +74,7 @@ async function upsertCases(db: AnyDb, deltas: CaseDelta[]) {
       .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'case_id', 'day', 'branch']).doUpdateSet((eb) => ({
         occurrences: eb('error_group_cases.occurrences', '+', eb.ref('excluded.occurrences')),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_cases.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_cases.last_id')).end(),
-      }))), CASE_ROWS);
+      }))), CASE_ROWS, 'error_group_cases upsert');
 }
 
 /** The totals' scopes a result counts in: every branch (''), and its own when it has one. */
@@ -91,7 +91,7 @@ async function upsertTotals(db: AnyDb, deltas: TotalDelta[]) {
         tests: eb('error_group_totals.tests', '+', eb.ref('excluded.tests')),
         first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_totals.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_totals.first_id')).end(),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_totals.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_totals.last_id')).end(),
-      }))), TOTAL_ROWS);
+      }))), TOTAL_ROWS, 'error_group_totals upsert');
 }
 
 /** (scope, fingerprint, run or case) pairs as keys: `scope\0fingerprint\0id`. */
@@ -124,7 +124,7 @@ async function writeRuns(db: AnyDb, runs: Map<string, RunDelta>) {
         occurrences: eb('error_group_runs.occurrences', '+', eb.ref('excluded.occurrences')),
         first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_runs.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_runs.first_id')).end(),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_runs.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_runs.last_id')).end(),
-      }))), RUN_ROWS);
+      }))), RUN_ROWS, 'error_group_runs upsert');
 }
 
 /** Counts the failures of a batch just stored (in the storing transaction); other results cost a filter. */
