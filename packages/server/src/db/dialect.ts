@@ -9,6 +9,8 @@ export interface PackedHistogramSql {
   sum(value: Expression<Uint8Array>): RawBuilder<Buffer>;
   /** The sum of two packed histograms. */
   add(a: Expression<Uint8Array>, b: Expression<Uint8Array>): RawBuilder<Buffer>;
+  /** The histogram of one result of `durationMs` (bucketed by insights/buckets.ts `bucketOf`). */
+  one(durationMs: Expression<number>): RawBuilder<Buffer>;
 }
 
 /**

@@ -6,12 +6,9 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { log2 } from '../db/math.js';
 
-export const BUCKETS_PER_DOUBLING = 16;
+import { BUCKETS_PER_DOUBLING } from './bucketOf.js';
 
-export function bucketOf(durationMs: number): number {
-  if (!(durationMs >= 1)) return 0;
-  return 1 + Math.floor(Math.log2(durationMs) * BUCKETS_PER_DOUBLING);
-}
+export { BUCKETS_PER_DOUBLING, bucketOf } from './bucketOf.js';
 
 /**
  * How far from a bucket edge `16 · log2(d)` must be for SQL's logarithm to bucket `d` as `bucketOf`

@@ -48,6 +48,17 @@ export function packEach(durations: readonly number[], bucketOf: (ms: number) =>
 }
 
 /**
+ * The histogram of one result of `durationMs` in `bucket`, packed into the start of `into` (which
+ * must hold 14 bytes): SQLite's upkeep makes one per stored test of a fresh run, inside SQL.
+ */
+export function packOne(durationMs: number, bucket: number, into: Buffer): Buffer {
+  into.writeUInt16LE(bucket, 0);
+  into.writeInt32LE(1, 2);
+  into.writeDoubleLE(durationMs, 6);
+  return into.subarray(0, ENTRY);
+}
+
+/**
  * The sum of two packed histograms, packed: entries of one bucket add up, entries that come to
  * nothing go. Every fold calls it per pending row (SQLite's inside SQL: db/dialects/sqlite.ts), so
  * it merges the two sorted byte runs without building a Map, through DataViews: Buffer's
@@ -127,6 +138,50 @@ export function sumConcatenated(bytes: Uint8Array): Buffer {
     o += ENTRY;
   }
   return out.subarray(0, o);
+}
+
+/**
+ * A running sum of packed histograms: what SQLite's `testreport_hist_sum` keeps per group
+ * (db/dialects/sqliteHistograms.ts). Entries are added up in a flat array (bucket, count, sum of
+ * durations; a group holds a few dozen buckets at most) and packed once at the end: an `addPacked`
+ * per step allocated a buffer each time and was most of the fold's grouping (docs/benchmarks.md).
+ * Additions happen in the order `addPacked` would make them, so the sums are the same bit for bit.
+ */
+export class PackedSum {
+  readonly #entries: number[] = [];
+
+  /** Adds the histogram packed in the first `length` bytes of `view`. */
+  add(view: DataView, length: number): void {
+    const e = this.#entries;
+    for (let at = 0; at + ENTRY <= length; at += ENTRY) {
+      const bucket = view.getUint16(at, true);
+      let i = 0;
+      while (i < e.length && e[i] !== bucket) i += 3;
+      if (i < e.length) {
+        e[i + 1] += view.getInt32(at + 2, true);
+        e[i + 2] += view.getFloat64(at + 6, true);
+      } else e.push(bucket, view.getInt32(at + 2, true), view.getFloat64(at + 6, true));
+    }
+  }
+
+  /** The sum, packed: entries in bucket order, those that came to nothing left out. */
+  packed(): Buffer {
+    const e = this.#entries;
+    const kept: number[] = [];
+    for (let i = 0; i < e.length; i += 3) if (e[i + 1] !== 0 || e[i + 2] !== 0) kept.push(i);
+    if (kept.length === 0) return NOTHING;
+    kept.sort((x, y) => e[x]! - e[y]!);
+    const out = Buffer.allocUnsafe(kept.length * ENTRY);
+    const d = viewOf(out);
+    let o = 0;
+    for (const i of kept) {
+      d.setUint16(o, e[i]!, true);
+      d.setInt32(o + 2, e[i + 1]!, true);
+      d.setFloat64(o + 6, e[i + 2]!, true);
+      o += ENTRY;
+    }
+    return out;
+  }
 }
 
 /** An empty packed histogram. */

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
-import type { Db } from '../db/database.js';
+import { dialectOf, type Db } from '../db/database.js';
+import type { PackedHistogramSql } from '../db/dialect.js';
 import { forBulkWork, insertMany } from '../db/bulk.js';
 import { countingResults } from '../runs/attempts.js';
 import { resultsOfCasesInRun } from '../runs/caseResults.js';
@@ -45,7 +46,8 @@ class Deltas {
   /**
    * Counts the results of a run never re-run, one pending row each: the fold adds up rows of one
    * key anyway (insights/rollup.ts), so a fresh batch, whose results are nearly always one per test
-   * case, skips the merging per key that `add` does for a re-run's take-out-and-put-back.
+   * case, skips the merging per key that `add` does for a re-run's take-out-and-put-back. On
+   * SQLite the database writes these rows itself (`pendingFromStoredTests`).
    */
   addFresh(run: RunOf, rows: readonly { id: string; case_id: string; status: string; duration: number }[]) {
     const day = run.created_at.slice(0, 10);
@@ -131,6 +133,33 @@ const groupByRun = (rows: ResultRow[]) => {
 };
 
 /**
+ * The rowid just below the last `n` rows of `tests`: those the batch just stored, in this
+ * transaction, one statement after another (SQLite gives each new row the largest rowid plus one,
+ * and a group commit's members run one at a time).
+ */
+async function rowidBelow(db: AnyDb, n: number): Promise<number> {
+  const { rows } = await sql<{ hi: number | null }>`select max(rowid) as hi from tests`.execute(db);
+  return Number(rows[0]?.hi ?? 0) - n;
+}
+
+/**
+ * What `Deltas.addFresh` appends for a fresh run's results, written by the database from the rows
+ * it has just stored (SQLite, whose functions pack a histogram: `DialectSupport.packedHistograms`):
+ * building a pending row per test in JavaScript and binding its eleven values cost more than the
+ * row itself (docs/benchmarks.md). `expected` guards the rowid assumption: any other count rolls
+ * the batch back rather than miscount it.
+ */
+async function pendingFromStoredTests(db: AnyDb, histograms: PackedHistogramSql, run: RunOf, runId: string, expected: number, below: number): Promise<void> {
+  const result = await sql`
+    insert into insight_pending (project_id, day, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram)
+    select ${run.project_id}, ${run.created_at.slice(0, 10)}, ${run.branch ?? ''}, case_id, 1, status = 'passed', status = 'failed', status = 'flaky', status = 'skipped', id,
+      case when status = 'skipped' then x'' else ${histograms.one(sql.ref('duration'))} end
+    from tests where rowid > ${below} and run_id = ${runId}`.execute(db);
+  const n = Number(result.numAffectedRows ?? -1);
+  if (n !== expected) throw new Error(`insights upkeep: expected ${expected} results of run ${runId} past rowid ${below}, found ${n}`);
+}
+
+/**
  * Counts a batch of results just stored (in the storing transaction). A run of a re-run CI build
  * counts per case only its latest attempt: the counting results of the cases the batch touched are
  * taken out as they were before and put back as they are now, so an older attempt's results leave
@@ -140,10 +169,13 @@ export async function countStoredResults(db: AnyDb, stored: ResultRow[], known?:
   if (stored.length === 0) return;
   const runs = known ?? (await runsOf(db, [...new Set(stored.map((r) => r.run_id))]));
   const deltas = new Deltas();
+  const inSql = dialectOf(db).packedHistograms;
+  let below: number | undefined;
   for (const [runId, rows] of groupByRun(stored)) {
     const run = runs.get(runId)!;
     if (run.current_attempt <= 1) {
-      deltas.addFresh(run, rows);
+      if (!inSql) deltas.addFresh(run, rows);
+      else await pendingFromStoredTests(db, inSql, run, runId, rows.length, (below ??= await rowidBelow(db, stored.length)));
       continue;
     }
     const fresh = new Set(rows.map((r) => r.id));

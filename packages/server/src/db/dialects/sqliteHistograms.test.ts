@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { addPacked, addTo, encode, type Histogram } from '../../insights/histogram.js';
+import { addPacked, addTo, encode, packEach, type Histogram } from '../../insights/histogram.js';
+import { bucketOf } from '../../insights/buckets.js';
 import { defineHistogramFunctions } from './sqliteHistograms.js';
 
 const packed = (entries: [bucket: number, n: number, totalMs: number][]) => {
@@ -48,5 +49,26 @@ describe("SQLite's histogram functions (histograms handed over as hex)", () => {
     insert.run(big);
     insert.run(big);
     expect(db.prepare('select testreport_hist_sum(hex(v)) from h').pluck().get()).toEqual(wide(5_000, 2));
+  });
+
+  it("packs one result's duration as the upkeep in JavaScript does, bucket edges included", () => {
+    const db = database();
+    const one = db.prepare('select testreport_hist_one(?)').pluck();
+    const durations = [0, 0.5, 0.999, 1, 2, 3.9999999999999996, 7.999999999999998, 1024, 1000.25, 123456.789, 2 ** 20];
+    const expected = packEach(durations, bucketOf);
+    durations.forEach((ms, i) => expect(one.get(ms)).toEqual(Buffer.from(expected[i]!)));
+  });
+
+  it('sums the one-result histograms of a group as addPacked does, and an emptied group to nothing', () => {
+    const db = database();
+    const insert = db.prepare('insert into h values (?, testreport_hist_one(?))');
+    const durations = [5, 5.5, 900, 5, 2 ** 12, 0.25];
+    for (const ms of durations) insert.run(1, ms);
+    const each = packEach(durations, bucketOf);
+    const sum = db.prepare('select testreport_hist_sum(hex(v)) from h where g = 1').pluck();
+    expect(sum.get()).toEqual(each.reduce((a, b) => addPacked(a, b), Buffer.alloc(0)));
+    db.prepare('insert into h values (2, ?)').run(packed([[4, 1, 12]]));
+    db.prepare('insert into h values (2, ?)').run(packed([[4, -1, -12]]));
+    expect(db.prepare('select testreport_hist_sum(hex(v)) from h where g = 2').pluck().get()).toEqual(Buffer.alloc(0));
   });
 });
