@@ -51,25 +51,38 @@ const emptyPacked = (project_id: string, day: string, branch: string, case_id: s
   project_id, day, branch, case_id, results: 0, passed: 0, failed: 0, flaky: 0, skipped: 0, latest_test_id: '', histogram: NOTHING,
 });
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byBranchAndCase = (a: PackedCaseDay, b: PackedCaseDay) => compare(a.branch, b.branch) || compare(a.case_id, b.case_id);
+const byCase = (a: PackedCaseDay, b: PackedCaseDay) => compare(a.case_id, b.case_id);
+/** `rows` if already in `order` (one pass), else a sorted copy. */
+function inOrder<T>(rows: readonly T[], order: (a: T, b: T) => number): readonly T[] {
+  for (let i = 1; i < rows.length; i++) if (order(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(order);
+  return rows;
+}
+
 /**
  * Adds `parts` (all of one project and day) to the rollups: to the every-branch row of each case
  * and to its branch's row. Rows that come to zero everywhere are deleted. In the caller's transaction.
  * Histograms stay packed throughout (`addPacked`): decoding each into a Map and encoding it back was
  * most of this fold's garbage on PostgreSQL.
  */
-async function addToRollups(db: AnyDb, projectId: string, day: string, parts: Iterable<PackedCaseDay>): Promise<void> {
+async function addToRollups(db: AnyDb, projectId: string, day: string, parts: readonly PackedCaseDay[]): Promise<void> {
   type Rollup = PackedCaseDay & { all_branches: number };
+  // Filled in key order (the branch rows by branch and case, then the every-branch rows by case), so
+  // rows are written in the primary key's order without sorting 2 keys per part as strings; parts
+  // nearly always come in that order already (PostgreSQL's fold asks for it).
   const folded = new Map<string, Rollup>();
   const into = (all: number, branch: string, p: PackedCaseDay) => {
     const k = keyOf(all, branch, p.case_id);
     let r = folded.get(k);
-    if (!r) folded.set(k, (r = Object.assign(emptyPacked(projectId, day, branch, p.case_id), { all_branches: all })));
-    addPackedPart(r, p);
+    if (!r) {
+      const { case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram } = p;
+      folded.set(k, { project_id: projectId, day, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram, all_branches: all });
+    } else addPackedPart(r, p);
   };
-  for (const p of parts) {
-    into(0, p.branch, p);
-    into(1, '', p);
-  }
+  const byBranch = inOrder(parts, byBranchAndCase);
+  for (const p of byBranch) into(0, p.branch, p);
+  for (const p of inOrder(byBranch, byCase)) into(1, '', p);
   // What the rollups already hold for those keys, looked up by key (the primary key's range for the
   // scope, branch and day, then the cases): a fold of a few batches reads their cases' rows only, not
   // every row of the day, which under steady ingestion was most of a fold's cost (docs/insights.md).
@@ -117,7 +130,7 @@ async function addToRollups(db: AnyDb, projectId: string, day: string, parts: It
   // fold writes rollups, one server at a time, so the rows looked up above are all there are.
   const fresh: Record<string, unknown>[] = [];
   const changed: Record<string, unknown>[] = [];
-  for (const [k, r] of [...folded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [k, r] of folded) {
     if (r.histogram.length > 0 || COUNTERS.some((c) => r[c] !== 0)) {
       const { project_id, all_branches, branch, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram } = r;
       (existing.has(k) ? changed : fresh).push({ project_id, all_branches, branch, day, case_id, results, passed, failed, flaky, skipped, latest_test_id, histogram });
@@ -157,7 +170,8 @@ export async function foldPending(db: AnyDb): Promise<number> {
       with moved as (delete from insight_pending ${last ? sql`where id <= ${last.id}` : sql``} returning *)
       select project_id, day, branch, case_id, ${sql.raw(COUNTERS.map((c) => `sum(${c}) as ${c}`).join(', '))},
         max(latest_test_id collate "C") as latest_test_id, ${sql.ref(BYTEA_CAT)}(histogram) as histograms, count(*) as n
-      from moved group by project_id, day, branch, case_id`.execute(trx);
+      from moved group by project_id, day, branch, case_id
+      order by project_id, day, branch collate "C", case_id collate "C"`.execute(trx);
     const byDay = new Map<string, PackedCaseDay[]>();
     let moved = 0;
     for (const r of rows) {
