@@ -157,9 +157,16 @@ async function addToRollups(db: AnyDb, projectId: string, day: string, parts: re
  */
 export async function foldPending(db: AnyDb): Promise<number> {
   const inSql = dialectOf(db).packedHistograms;
-  return inTransaction(db, async (trx) => {
-    if (inSql) return foldPendingInSql(trx, inSql, PENDING_PER_FOLD);
+  if (inSql) return inTransaction(db, (trx) => foldPendingInSql(trx, inSql, PENDING_PER_FOLD));
+  // PostgreSQL: one snapshot for the whole fold, so the rows deleted below are exactly the rows read
+  // (a batch's row with a smaller id may commit in between). `DELETE … RETURNING` in a CTE did that
+  // in READ COMMITTED, but materialising every deleted row took PostgreSQL 157 ms for 40,000 rows,
+  // against 40 + 17 ms for the two statements (docs/benchmarks.md). Only the fold deletes pending
+  // rows besides a project's deletion, whose race with a fold fails the fold for the next pass.
+  // Opens its own transaction: both callers pass the database.
+  return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
+    const upToLast = last ? sql`where id <= ${last.id}` : sql``;
     // One part per (project, day, branch, case), however many batches appended rows for it: the
     // rest of the fold then costs per case met, not per pending row. The database sums the counts
     // and hands each part's histograms over end to end in one value: reading every pending row into
@@ -167,11 +174,11 @@ export async function foldPending(db: AnyDb): Promise<number> {
     // of the fold's CPU in the server. PostgreSQL only (migration 026's aggregate, half the cost of
     // `string_agg` here): SQLite folds in SQL (foldInSql.ts).
     const { rows } = await sql<Record<string, any> & { histograms: Buffer; n: number }>`
-      with moved as (delete from insight_pending ${last ? sql`where id <= ${last.id}` : sql``} returning *)
       select project_id, day, branch, case_id, ${sql.raw(COUNTERS.map((c) => `sum(${c}) as ${c}`).join(', '))},
         max(latest_test_id collate "C") as latest_test_id, ${sql.ref(BYTEA_CAT)}(histogram) as histograms, count(*) as n
-      from moved group by project_id, day, branch, case_id
+      from insight_pending ${upToLast} group by project_id, day, branch, case_id
       order by project_id, day, branch collate "C", case_id collate "C"`.execute(trx);
+    await sql`delete from insight_pending ${upToLast}`.execute(trx);
     const byDay = new Map<string, PackedCaseDay[]>();
     let moved = 0;
     for (const r of rows) {
