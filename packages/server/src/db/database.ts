@@ -27,6 +27,7 @@ import type { Database as Schema } from './schema.js';
 import type { DialectSupport, OpenOptions } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
 import { scopedDialect } from './transaction.js';
+import { forgetColumnTypes } from './dialects/postgresBinaryCopy.js';
 
 export type Db = Kysely<Schema>;
 /** What a migration may ask of the dialect: only its column types (one migration set for every database). */
@@ -134,6 +135,8 @@ export async function migrateToLatest(db: Db, ctx: MigrationContext = {}): Promi
   // Unordered: a migration that lands after a higher-numbered one (work merged from parallel branches) still runs.
   const migrator = new Migrator({ db, provider: new StaticMigrations(dialectOf(db).columnTypes, ctx), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
+  // A COPY during the migrations may have read tables that have changed since.
+  forgetColumnTypes(db);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);

@@ -54,6 +54,46 @@ export class ByteWriter {
     this.#buf[this.#length++] = code;
   }
 
+  /** `text` as UTF-8 after its length in bytes (a big-endian int32): a field of PostgreSQL's binary COPY. */
+  sized(text: string) {
+    this.reserve(4);
+    const at = this.#length;
+    this.#length += 4;
+    this.write(text);
+    // After the write: it may have moved the bytes to a larger buffer.
+    this.#buf.writeInt32BE(this.#length - at - 4, at);
+  }
+
+  int16(n: number) {
+    this.reserve(2);
+    this.#length = this.#buf.writeInt16BE(n, this.#length);
+  }
+
+  int32(n: number) {
+    this.reserve(4);
+    this.#length = this.#buf.writeInt32BE(n, this.#length);
+  }
+
+  /** An integer of up to 53 bits as a big-endian int64. */
+  int64(n: number) {
+    this.reserve(8);
+    const hi = Math.floor(n / 0x1_0000_0000);
+    this.#buf.writeInt32BE(hi, this.#length);
+    this.#length = this.#buf.writeUInt32BE(n - hi * 0x1_0000_0000, this.#length + 4);
+  }
+
+  float64(n: number) {
+    this.reserve(8);
+    this.#length = this.#buf.writeDoubleBE(n, this.#length);
+  }
+
+  /** `bytes` as they are. */
+  raw(bytes: Uint8Array) {
+    this.reserve(bytes.length);
+    this.#buf.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
   /** `bytes` as lowercase hexadecimal digits. */
   hex(bytes: Uint8Array) {
     this.reserve(bytes.length * 2);

@@ -3,6 +3,7 @@ import { PostgresDialect, sql } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { postgresSearch } from './postgresSearch.js';
 import { copyRows } from './postgresCopy.js';
+import { arrayLiteral } from './postgresArrayLiteral.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -87,7 +88,7 @@ export const postgres: DialectSupport = {
     const out: unknown[] = [];
     for (let i = 0; i < rows.length; i += ARRAY_ROWS_PER_STATEMENT) {
       const part = rows.slice(i, i + ARRAY_ROWS_PER_STATEMENT);
-      const arrays = columns.map((c) => sql`cast(${part.map((r) => r[c] ?? null)} as ${sql.raw(types[c])}[])`);
+      const arrays = columns.map((c) => sql`cast(${arrayLiteral(part.map((r) => r[c]))} as ${sql.raw(types[c])}[])`);
       out.push(...(await finish(db.insertInto(table).columns(columns).expression(sql`select * from unnest(${sql.join(arrays)})`)).execute()));
     }
     return out;

@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
 import { sql, type Kysely } from 'kysely';
 import { ByteWriter } from '../../lib/byteWriter.js';
+import { BINARY_FRAMING, binaryRowWriter, columnTypes } from './postgresBinaryCopy.js';
 
 /** Bytes handed to the COPY stream at a time: one CopyData message each, whatever the row count. */
 const CHUNK_BYTES = 256 * 1024;
@@ -46,8 +47,24 @@ function writeField(out: ByteWriter, value: unknown, column: string): void {
 const spare: Buffer<ArrayBuffer>[] = [];
 const SPARE_MAX = 16;
 
-/** The rows as COPY text in chunks of about `CHUNK_BYTES`, and the buffers they are written on. */
-function encodeRows(rows: readonly Record<string, unknown>[], columns: readonly string[]): { chunks: Uint8Array[]; buffers: Buffer<ArrayBuffer>[] } {
+/** Writes one row's values (in `columns`' order) after the row's separator. */
+type RowWriter = (out: ByteWriter, row: Record<string, unknown>, columns: readonly string[]) => void;
+
+const textRow: RowWriter = (out, row, columns) => {
+  for (let i = 0; i < columns.length; i++) {
+    if (i > 0) out.byte(TAB);
+    writeField(out, row[columns[i]!], columns[i]!);
+  }
+  out.byte(NEWLINE);
+};
+
+/** `chunks` written by `write` row by row, in chunks of about `CHUNK_BYTES`, and the buffers they are on. */
+function encodeRows(
+  rows: readonly Record<string, unknown>[],
+  columns: readonly string[],
+  write: RowWriter,
+  framing?: { header: Uint8Array; trailer: Uint8Array },
+): { chunks: Uint8Array[]; buffers: Buffer<ArrayBuffer>[] } {
   const chunks: Uint8Array[] = [];
   const buffers: Buffer<ArrayBuffer>[] = [];
   const next = () => new ByteWriter(spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES + 64 * 1024));
@@ -56,17 +73,15 @@ function encodeRows(rows: readonly Record<string, unknown>[], columns: readonly 
     buffers.push(w.buffer());
   };
   let out = next();
+  if (framing) out.raw(framing.header);
   for (const row of rows) {
-    for (let i = 0; i < columns.length; i++) {
-      if (i > 0) out.byte(TAB);
-      writeField(out, row[columns[i]!], columns[i]!);
-    }
-    out.byte(NEWLINE);
+    write(out, row, columns);
     if (out.length >= CHUNK_BYTES) {
       done(out);
       out = next();
     }
   }
+  if (framing) out.raw(framing.trailer);
   if (out.length > 0) done(out);
   else spare.push(out.buffer());
   return { chunks, buffers };
@@ -77,7 +92,8 @@ function encodeRows(rows: readonly Record<string, unknown>[], columns: readonly 
  * connection the caller holds — its transaction, if any — through `pg-copy-streams`. Against the
  * `unnest($1::type[], …)` insert it replaces, nothing is turned into array literals (`pg` escaped
  * every element with a regular expression, the JSON columns full of quotes) and PostgreSQL parses
- * no arrays: the rows go as one stream of text in COPY's format.
+ * no arrays. The rows go in COPY's binary format when every column's type has an encoder here
+ * (postgresBinaryCopy.ts), else as text.
  *
  * The COPY query object is handed to the connection as the statement: Kysely's PostgreSQL
  * connection passes it to `pg`'s `client.query`, which runs any object with `submit()` (a
@@ -86,10 +102,11 @@ function encodeRows(rows: readonly Record<string, unknown>[], columns: readonly 
 export async function copyRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
-  const statement = sql`copy ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) from stdin`.compile(db).sql;
-  // The text is made before the COPY starts: a value that cannot be written then fails the insert
-  // before the connection enters COPY mode, rather than leave it there.
-  const { chunks, buffers } = encodeRows(rows, columns);
+  const binary = binaryRowWriter(await columnTypes(db, table), columns);
+  const statement = sql`copy ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) from stdin${sql.raw(binary ? ' (format binary)' : '')}`.compile(db).sql;
+  // The rows are encoded before the COPY starts: a value that cannot be written then fails the
+  // insert before the connection enters COPY mode, rather than leave it there.
+  const { chunks, buffers } = binary ? encodeRows(rows, columns, binary, BINARY_FRAMING) : encodeRows(rows, columns, textRow);
   await db.getExecutor().provideConnection(async (conn) => {
     const stream = copyStreams.from(statement);
     const done = finished(stream);
