@@ -47,7 +47,7 @@ function writeField(out: ByteWriter, value: unknown, column: string): void {
 const spare: Buffer<ArrayBuffer>[] = [];
 const SPARE_MAX = 16;
 
-/** Writes one row's values (in `columns`' order) after the row's separator. */
+/** Writes one row of `columns`' values in a COPY format (text: tab-separated, then a newline; binary: the field count, then each field). */
 type RowWriter = (out: ByteWriter, row: Record<string, unknown>, columns: readonly string[]) => void;
 
 const textRow: RowWriter = (out, row, columns) => {
