@@ -6,7 +6,7 @@ import type { ByteWriter } from '../../lib/byteWriter.js';
  * bytes in the type's binary form, so nothing is escaped or turned into text on our side (a text
  * value's backslashes, tabs and newlines; a bytea's hex digits, twice its size) and PostgreSQL
  * parses no text on its side. It needs each column's exact type, which the catalog gives once per
- * table (`columnTypes`): the tables this server copies into hold the five types below only.
+ * table (`columnTypes`): the tables this server copies into hold only the types below.
  */
 
 type FieldWriter = (out: ByteWriter, value: unknown, column: string) => void;
