@@ -33,6 +33,10 @@ const oneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').s
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
+/** The same answer for "no such run" and "a run of another project", so nothing leaks. */
+const noRun = (fieldOf: FieldOf, i: number, t: TestCreateParsed) =>
+  new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${t.runId} in project ${t.projectId}`);
+
 /** `runs` hears of results arriving: they are activity of a CI build's running shards. */
 export function createResultService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
   const { db } = deps;
@@ -53,8 +57,7 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
     }
     tests.forEach((t, i) => {
       const run = runs.get(t.runId);
-      // The same answer for "no such run" and "a run of another project", so nothing leaks.
-      if (!run || run.project_id !== t.projectId) throw new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${t.runId} in project ${t.projectId}`);
+      if (!run || run.project_id !== t.projectId) throw noRun(fieldOf, i, t);
     });
     return runs;
   }
@@ -64,6 +67,10 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
     const runs = await checkScope(principal, tests, fieldOf);
     // Joins the Idempotency-Key's transaction when there is one: a failure here fails the request.
     const stored = await joinTransaction(db, async () => {
+      // The runs, locked for the transaction: checked above, but one may have been deleted since.
+      const kept = await repo.keepRuns([...runs.keys()]);
+      const gone = tests.findIndex((t) => !kept.has(t.runId));
+      if (gone >= 0) throw noRun(fieldOf, gone, tests[gone]!);
       const at = deps.config.now().toISOString();
       const ids = tests.map(() => newId());
       // Each test's case key once: it is hashed for the map, sorted and looked up again below.
