@@ -54,6 +54,7 @@ describe('results go with their run and their case', () => {
     expect(await resultsOf('case_id', caseId)).toBe(2);
     await db().deleteFrom('test_cases').where('id', '=', caseId).execute();
     expect(await resultsOf('case_id', caseId)).toBe(0);
+    if (testDbKind() === 'postgres') expect((await sql`select 1 from cases_search where case_id = ${caseId}`.execute(db())).rows).toEqual([]);
     expect(await resultsOf('run_id', b.id)).toBe(1);
   });
 
@@ -112,12 +113,16 @@ describe('results go with their run and their case', () => {
     await postTests(t, [testBody(run.id, t.projectId, { fullTitle: 'kept across 027' })]);
     const total = async () => (await db().selectFrom('tests').select('id').execute()).length;
     const before = await total();
+    const searchKeys = async () => (await sql`select 1 from pg_constraint where conrelid = 'cases_search'::regclass and contype = 'f'`.execute(db())).rows.length;
     expect(await keys()).toEqual([]);
+    expect(await searchKeys()).toBe(0);
     await m027.down(db());
     expect(await keys()).toEqual(['tests_case_id_fkey', 'tests_run_id_fkey']);
+    expect(await searchKeys()).toBe(1);
     expect(await total()).toBe(before);
     await m027.up(db());
     expect(await keys()).toEqual([]);
+    expect(await searchKeys()).toBe(0);
     await db().deleteFrom('runs').where('id', '=', run.id).execute();
     expect(await resultsOf('run_id', run.id)).toBe(0);
   });
