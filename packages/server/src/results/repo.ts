@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { TestsTable } from '../db/schema.js';
+import type { RunsTable, TestsTable } from '../db/schema.js';
 import { insertMany, upsertMany } from '../db/bulk.js';
 import { searchIndexInserted } from '../db/search.js';
 import { prepared } from '../db/prepared.js';
@@ -33,25 +33,27 @@ export const TOTAL_COUNT_CAP = 10_000;
 
 export const caseKey = (projectId: string, filePath: string, fullTitle: string) => `${projectId}\u0000${filePath}\u0000${fullTitle}`;
 
-/** Nearly every batch names one run: that lock is compiled once (db/prepared.ts). */
-const keepOneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select('id').where('id', '=', v.id).forKeyShare());
+/** What storing a result needs of its run. */
+const RUN_COLUMNS = ['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'] as const;
+export type RunOfResults = Pick<Selectable<RunsTable>, (typeof RUN_COLUMNS)[number]>;
+/** Nearly every batch names one run: that lookup is compiled once (db/prepared.ts). */
+const lockOneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', v.id).forKeyShare());
 
 export function createTestRepo(db: Db) {
   return {
     /**
-     * The runs of `runIds` that exist, share-locked until the caller's transaction ends: a run
-     * deleted since the batch was checked is missing here, and one found cannot be deleted until
-     * the batch commits (its deletion then takes the batch's results too). On PostgreSQL this is
-     * what each stored row's foreign key did per row (migration 027); SQLite has no row locks (its
-     * writer holds the database) and keeps its keys, so there it is a lookup.
+     * The runs of `runIds` that exist, share-locked until the caller's transaction ends: one found
+     * cannot be deleted until the batch commits (its deletion then takes the batch's results too).
+     * On PostgreSQL this is what each stored row's foreign key did per row (migration 027); SQLite
+     * has no row locks (its writer holds the database) and keeps its keys, so there it is a lookup.
      */
-    async keepRuns(runIds: readonly string[]): Promise<Set<string>> {
-      if (runIds.length === 1) return new Set((await keepOneRun(db, { id: runIds[0]! })).rows.map((r) => r.id));
-      const kept = new Set<string>();
+    async lockRuns(runIds: readonly string[]): Promise<RunOfResults[]> {
+      if (runIds.length === 1) return (await lockOneRun(db, { id: runIds[0]! })).rows;
+      const rows: RunOfResults[] = [];
       for (const part of chunk([...runIds].sort(), IN_LIST_CHUNK)) {
-        for (const r of await db.selectFrom('runs').select('id').where('id', 'in', part).orderBy('id').forKeyShare().execute()) kept.add(r.id);
+        rows.push(...(await db.selectFrom('runs').select(RUN_COLUMNS).where('id', 'in', part).orderBy('id').forKeyShare().execute()));
       }
-      return kept;
+      return rows;
     },
 
     /**

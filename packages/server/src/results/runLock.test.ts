@@ -95,7 +95,7 @@ describe('results go with their run and their case', () => {
     const row = await db().selectFrom('tests').selectAll().where('id', '=', stored!.id).executeTakeFirstOrThrow();
     // A batch's transaction between its lock on the run and its commit.
     const batch = holdTransaction(async (trx) => {
-      expect([...(await createTestRepo(trx).keepRuns([run.id]))]).toEqual([run.id]);
+      expect((await createTestRepo(trx).lockRuns([run.id])).map((r) => r.id)).toEqual([run.id]);
       await trx.insertInto('tests').values({ ...row, id: `${row.id.slice(0, -4)}ffff` }).execute();
     });
     await batch.ready;

@@ -7,8 +7,7 @@ import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { fingerprintOf } from '../errorGroups/fingerprint.js';
 import { joinTransaction, whenCommitted } from '../db/transaction.js';
-import { prepared } from '../db/prepared.js';
-import { createTestRepo, caseKey, type CaseKey, type TestRow } from './repo.js';
+import { createTestRepo, type RunOfResults, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTestCreated, toTestDetail, toTestListItem } from './present.js';
 
@@ -26,10 +25,6 @@ import { ownersColumn } from '../owners/filter.js';
 import { countStoredResults } from '../insights/upkeep.js';
 import { countStoredFailures } from '../errorGroups/upkeep.js';
 
-/** What storing a result needs of its run. */
-const RUN_COLUMNS = ['id', 'project_id', 'branch', 'commit_sha', 'current_attempt', 'build_key', 'created_at', 'codeowners', 'root_dir_in_repo'] as const;
-const oneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', v.id));
-
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
@@ -42,19 +37,13 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
   const { db } = deps;
   const repo = createTestRepo(db);
 
-  /** Every distinct project must allow `report`; every run must exist in the test's project. */
-  async function checkScope(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf) {
-    await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
-    const runIds = [...new Set(tests.map((t) => t.runId))];
-    const runs = new Map<string, { project_id: string; branch: string | null; commit_sha: string | null; current_attempt: number; build_key: string | null; created_at: string; ownersOf: OwnersOf }>();
-    for (let i = 0; i < runIds.length; i += 500) {
-      // Nearly every request names one run: that lookup is compiled once (db/prepared.ts).
-      const rows =
-        runIds.length === 1
-          ? (await oneRun(db, { id: runIds[0]! })).rows
-          : await db.selectFrom('runs').select(RUN_COLUMNS).where('id', 'in', runIds.slice(i, i + 500)).execute();
-      for (const r of rows) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
-    }
+  /**
+   * Every run must exist in its test's project. In the storing transaction: the runs come back
+   * share-locked until it ends (results/repo.ts `lockRuns`), so none can be deleted under the batch.
+   */
+  async function runsOf(tests: TestCreateParsed[], fieldOf: FieldOf) {
+    const runs = new Map<string, RunOfResults & { ownersOf: OwnersOf }>();
+    for (const r of await repo.lockRuns([...new Set(tests.map((t) => t.runId))])) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
     tests.forEach((t, i) => {
       const run = runs.get(t.runId);
       if (!run || run.project_id !== t.projectId) throw noRun(fieldOf, i, t);
@@ -64,13 +53,12 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
 
   /** Stores tests all-or-nothing in one transaction: a few multi-row statements, whatever the batch size. */
   async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
-    const runs = await checkScope(principal, tests, fieldOf);
+    // Every distinct project must allow `report`.
+    await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
+    let runs = new Map<string, RunOfResults & { ownersOf: OwnersOf }>();
     // Joins the Idempotency-Key's transaction when there is one: a failure here fails the request.
     const stored = await joinTransaction(db, async () => {
-      // The runs, locked for the transaction: checked above, but one may have been deleted since.
-      const kept = await repo.keepRuns([...runs.keys()]);
-      const gone = tests.findIndex((t) => !kept.has(t.runId));
-      if (gone >= 0) throw noRun(fieldOf, gone, tests[gone]!);
+      runs = await runsOf(tests, fieldOf);
       const at = deps.config.now().toISOString();
       const ids = tests.map(() => newId());
       // Each test's case key once: it is hashed for the map, sorted and looked up again below.

@@ -30,7 +30,7 @@ const triggerOf = (parent: string) => `${parent}_delete_children`;
  *   of the deleted parents (its transition table) through the children's indexes. That covers
  *   every way a run or case goes: the API, retention, a project's or team's cascade.
  * - Storing results checks the same as the keys did, once per batch: the batch share-locks its runs
- *   (results/repo.ts `keepRuns`), so a run deleted meanwhile fails the batch with a 400 and a
+ *   (results/repo.ts `lockRuns`), so a run deleted meanwhile fails the batch with a 400 and a
  *   deletion after the lock waits for the batch's commit, then takes its results with it; each
  *   result's case is upserted, and so locked, by the same transaction, which also indexes a new
  *   case's title.
