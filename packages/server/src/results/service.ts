@@ -28,10 +28,6 @@ import { countStoredFailures } from '../errorGroups/upkeep.js';
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
-/** The same answer for "no such run" and "a run of another project", so nothing leaks. */
-const noRun = (fieldOf: FieldOf, i: number, t: TestCreateParsed) =>
-  new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${t.runId} in project ${t.projectId}`);
-
 /** `runs` hears of results arriving: they are activity of a CI build's running shards. */
 export function createResultService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
   const { db } = deps;
@@ -46,7 +42,8 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
     for (const r of await repo.lockRuns([...new Set(tests.map((t) => t.runId))])) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
     tests.forEach((t, i) => {
       const run = runs.get(t.runId);
-      if (!run || run.project_id !== t.projectId) throw noRun(fieldOf, i, t);
+      // The same answer for "no such run" and "a run of another project", so nothing leaks.
+      if (!run || run.project_id !== t.projectId) throw new ValidationError(fieldOf(i, 'runId'), 'invalid_value', `${fieldOf(i, 'runId')}: no run ${t.runId} in project ${t.projectId}`);
     });
     return runs;
   }
