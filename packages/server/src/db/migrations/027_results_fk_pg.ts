@@ -40,7 +40,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db).name !== 'postgres') return;
   for (const { parent, children } of CASCADES) {
     for (const c of children) await sql`alter table ${sql.table(c.table)} drop constraint if exists ${sql.ref(c.constraint)}`.execute(db);
-    const deletes = children.map((c) => sql`delete from ${sql.table(c.table)} where ${sql.ref(c.column)} in (select id from gone);`);
+    // `= any(array(…))`: the ids as one array probe the child's index per id. `in (select id from
+    // gone)` planned a nested loop of bitmap scans, 3.5 times slower than the cascade it replaces
+    // for 1,000 parents of 1,000 rows each; this form was as fast (docs/benchmarks.md).
+    const deletes = children.map((c) => sql`delete from ${sql.table(c.table)} where ${sql.ref(c.column)} = any (array(select id from gone));`);
     await sql`create or replace function ${sql.ref(functionOf(parent))}() returns trigger language plpgsql as $$
       begin
         ${sql.join(deletes, sql` `)}
