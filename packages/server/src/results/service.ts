@@ -25,6 +25,9 @@ import { ownersColumn } from '../owners/filter.js';
 import { countStoredResults } from '../insights/upkeep.js';
 import { countStoredFailures } from '../errorGroups/upkeep.js';
 
+/** A run as storing its results needs it, with its CODEOWNERS resolver. */
+type StoringRun = RunOfResults & { ownersOf: OwnersOf };
+
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
 
@@ -38,7 +41,7 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
    * share-locked until it ends (results/repo.ts `lockRuns`), so none can be deleted under the batch.
    */
   async function runsOf(tests: TestCreateParsed[], fieldOf: FieldOf) {
-    const runs = new Map<string, RunOfResults & { ownersOf: OwnersOf }>();
+    const runs = new Map<string, StoringRun>();
     for (const r of await repo.lockRuns([...new Set(tests.map((t) => t.runId))])) runs.set(r.id, { ...r, ownersOf: ownersResolver(r.codeowners, r.root_dir_in_repo) });
     tests.forEach((t, i) => {
       const run = runs.get(t.runId);
@@ -52,7 +55,7 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
   async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
     // Every distinct project must allow `report`.
     await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
-    let runs = new Map<string, RunOfResults & { ownersOf: OwnersOf }>();
+    let runs = new Map<string, StoringRun>();
     // Joins the Idempotency-Key's transaction when there is one: a failure here fails the request.
     const stored = await joinTransaction(db, async () => {
       runs = await runsOf(tests, fieldOf);
