@@ -6,6 +6,7 @@ import type { Me } from '@testreport/contract';
 import { assertUsableKey, normalizeSessionCookie } from './core/credentials.js';
 import { ApiError, AuthenticationError, PermissionError, NotFoundError } from './core/errors.js';
 import type { MultipartBody } from './core/multipart.js';
+import { JsonText } from './core/jsonText.js';
 import type { RequestOptions } from './core/requestOptions.js';
 import { assertSecureTransport } from './core/security.js';
 import { Transport, type FetchLike, type RequestBody, type RetryInfo } from './core/transport.js';
@@ -74,7 +75,8 @@ export interface ClientOptions {
 export interface CallArgs<K extends OperationId> {
   params?: ParamsOf<K>;
   query?: QueryOf<K>;
-  body?: BodyOf<K>;
+  /** The body, or its JSON already serialised (the reporter's batches). */
+  body?: BodyOf<K> | JsonText<BodyOf<K>>;
 }
 
 /** Internal: a call whose body is not JSON (uploads). */
@@ -261,7 +263,7 @@ export class TestReportClient {
       body = () => raw.multipart.stream();
     } else if (def.method === 'POST' || def.method === 'PATCH') {
       // Always JSON, even for body-less POSTs: the server refuses cookie writes of any other type (CSRF).
-      const text = JSON.stringify(json?.body ?? {});
+      const text = json?.body instanceof JsonText ? json.body.text : JSON.stringify(json?.body ?? {});
       headers['Content-Type'] = 'application/json';
       body = () => text;
     }

@@ -20,6 +20,7 @@ export {
 export type { RequestOptions } from './core/requestOptions.js';
 export type { FetchLike, RetryInfo } from './core/transport.js';
 export { taskPool, type BulkOptions, type TaskPool } from './core/bulk.js';
+export { JsonText } from './core/jsonText.js';
 export type { Page } from './core/pagination.js';
 export { isLoopbackHost } from './core/security.js';
 export type { UploadInput } from './resources/artifacts.js';

@@ -21,7 +21,8 @@ const SEND_CONCURRENCY = 2;
 const MAX_PENDING_TESTS = 5_000;
 
 type Mode = 'online' | 'offline' | 'disabled';
-type Pending = { cid: string; body: TestBody; artifacts: PendingArtifact[] };
+/** A test waiting for its batch, as JSON: serialised once, for the spool and for the request. */
+type Pending = { cid: string; json: string; artifacts: PendingArtifact[] };
 
 export interface LiveHooks {
   say(line: string): void;
@@ -128,7 +129,7 @@ export class LiveDelivery {
   }
 
   add(cid: string, body: TestBody, artifacts: PendingArtifact[]): void {
-    this.queue.push({ cid, body, artifacts });
+    this.queue.push({ cid, json: JSON.stringify(body), artifacts });
     this.added++;
     if (this.queue.length >= BATCH_SIZE || this.added === this.expected - LAST_BATCH || this.added === this.expected) this.flush();
     else if (!this.timer) {
@@ -143,8 +144,8 @@ export class LiveDelivery {
     if (!this.queue.length || this.mode === 'disabled') return;
     const tests = this.queue;
     this.queue = [];
-    const batch = { cid: randomUUID(), tests: tests.map((t) => ({ cid: t.cid, body: t.body })) };
-    this.spool.write({ t: 'batch', ...batch });
+    const batch = { cid: randomUUID(), tests };
+    this.spool.writeBatch(batch.cid, tests);
     for (const t of tests)
       for (const a of t.artifacts) {
         // A body reaches the spool only if it is not delivered (see keepUnsent): it is in memory already.
@@ -170,7 +171,7 @@ export class LiveDelivery {
     }
     let ids: string[];
     try {
-      ids = (await this.delivery.batch({ cid, tests: tests.map((t) => ({ cid: t.cid, body: t.body })) })).ids;
+      ids = (await this.delivery.batch({ cid, tests })).ids;
     } catch (e) {
       if (e instanceof ApiError && (e.status === 400 || e.status === 413)) {
         // The server refuses this payload; replaying it would be refused again.

@@ -44,13 +44,22 @@ export class SpoolWriter {
   }
 
   write(record: SpoolRecord): void {
+    this.writeLine(JSON.stringify(record));
+  }
+
+  /** A batch record whose results are serialised already: the line `write` would write for it. */
+  writeBatch(cid: string, tests: readonly { cid: string; json: string }[]): void {
+    this.writeLine(`{"t":"batch","cid":${JSON.stringify(cid)},"tests":[${tests.map((t) => `{"cid":${JSON.stringify(t.cid)},"body":${t.json}}`).join(',')}]}`);
+  }
+
+  private writeLine(json: string): void {
     if (this.failed) return;
     try {
       if (this.fd === null) {
         mkdirSync(this.dir, { recursive: true });
         this.fd = openSync(this.file, 'a');
       }
-      writeSync(this.fd, JSON.stringify(record) + '\n');
+      writeSync(this.fd, json + '\n');
     } catch {
       // A read-only or full disk must not break the test run; delivery still works without the spool.
       this.failed = true;

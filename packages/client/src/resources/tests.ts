@@ -6,6 +6,7 @@ import { ValidationError } from '../core/errors.js';
 import { paginate } from '../core/pagination.js';
 import type { RequestOptions } from '../core/requestOptions.js';
 import { APIResource } from '../core/resource.js';
+import { JsonText } from '../core/jsonText.js';
 
 /** A batch's `tests[3].title` becomes `tests[<index in the caller's list>].title`. */
 function inCallerTerms(err: unknown, offset: number): unknown {
@@ -23,9 +24,9 @@ export class Tests extends APIResource {
   create(body: BodyOf<'tests.create'>, opts?: RequestOptions) {
     return this.client.request('tests.create', { body }, opts);
   }
-  /** 1–500 results in one request, all or nothing. */
-  createBatch(tests: TestCreate[], opts?: RequestOptions) {
-    return this.client.request('tests.createBatch', { body: { tests } }, opts);
+  /** 1–500 results in one request, all or nothing; or the request's JSON, already serialised. */
+  createBatch(tests: TestCreate[] | JsonText<BodyOf<'tests.createBatch'>>, opts?: RequestOptions) {
+    return this.client.request('tests.createBatch', { body: tests instanceof JsonText ? tests : { tests } }, opts);
   }
   /**
    * Any number of results: split into batches (≤ 500) sent `concurrency` at a time; results come

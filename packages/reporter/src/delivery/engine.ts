@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { ApiError, taskPool, type TaskPool, type TestReportClient } from '@testreport/client/core';
+import { ApiError, JsonText, taskPool, type TaskPool, type TestReportClient } from '@testreport/client/core';
 import type { RunUpdate } from '@testreport/contract';
 import { LIMITS } from '@testreport/contract/core';
-import type { AckRecord, ArtifactJob, BatchRecord, RecordKind, RunBody, SuiteRecord } from './records.js';
+import type { AckRecord, ArtifactJob, BatchTest, RecordKind, RunBody, SuiteRecord } from './records.js';
 
 export type Ack = Omit<AckRecord, 't'>;
 
@@ -118,17 +118,11 @@ export class Delivery {
   }
 
   /** Stores a batch of tests; the ids are in the batch's order. `sent` is false when already stored. */
-  async batch(b: Omit<BatchRecord, 't'>): Promise<{ ids: string[]; sent: boolean }> {
+  async batch(b: { cid: string; tests: readonly BatchTest[] }): Promise<{ ids: string[]; sent: boolean }> {
     const known = this.acks.get(b.cid)?.ids;
     if (known) return { ids: known, sent: false };
-    const run = this.run;
-    const first = this.o.runIdsFirst !== false;
-    const res = await this.o.client.tests.createBatch(
-      // The run's ids go first (and win): the server parses a large batch element by element,
-      // cutting where an element opens, and the results' steps open with `title` as the results do.
-      b.tests.map((t) => (first ? { ...run, ...t.body, ...run } : { ...t.body, ...run })),
-      this.key('batch', b.cid),
-    );
+    const json = b.tests.map((t) => ('json' in t ? t.json : JSON.stringify(t.body)));
+    const res = await this.o.client.tests.createBatch(new JsonText(batchJson(this.run, json, this.o.runIdsFirst !== false)), this.key('batch', b.cid));
     const ids = res.data.map((d) => d.id);
     this.ack({ cid: b.cid, ids });
     return { ids, sent: true };
@@ -168,4 +162,18 @@ export class Delivery {
     this.ack({ cid, id: this.run.runId });
     return true;
   }
+}
+
+/**
+ * POST /tests/batch's JSON from each result's own JSON, as `JSON.stringify({ tests: results.map((body)
+ * => ({ ...run, ...body, ...run })) })` writes it (a result's body has no run ids of its own), so a
+ * spool replayed after a crash sends what the live reporter sent byte for byte (an Idempotency-Key
+ * replay compares the bytes). The run's ids go first: the server parses a large batch element by
+ * element, cutting where an element opens, and the results' steps open with `title` as the results
+ * do. Spools written before that order (`runIdsFirst` false) put them last.
+ */
+export function batchJson(run: { runId: string; projectId: string }, tests: readonly string[], runIdsFirst: boolean): string {
+  const ids = `"runId":${JSON.stringify(run.runId)},"projectId":${JSON.stringify(run.projectId)}`;
+  const one = (json: string) => (json === '{}' ? `{${ids}}` : runIdsFirst ? `{${ids},${json.slice(1)}` : `${json.slice(0, -1)},${ids}}`);
+  return `{"tests":[${tests.map(one).join(',')}]}`;
 }

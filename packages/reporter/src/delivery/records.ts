@@ -13,6 +13,8 @@ export type TestBody = Omit<TestCreate, 'runId' | 'projectId'>;
 export interface RunRecord { t: 'run'; cid: string; body: RunBody }
 export interface SuiteRecord { t: 'suite'; cid: string; parentCid: string | null; body: { title: string; filePath?: string } }
 export interface BatchRecord { t: 'batch'; cid: string; tests: { cid: string; body: TestBody }[] }
+/** A test of a batch to send: its body, or the body's JSON (the live reporter serialises each result once, for its spool and its request). */
+export type BatchTest = { cid: string; body: TestBody } | { cid: string; json: string };
 /** An artifact as a spool stores it: always a file (bodies are written out before they are spooled). */
 export interface ArtifactRecord { t: 'artifact'; cid: string; testCid: string; type: ArtifactType; fileName: string; path: string; retry?: number; snapshotPath?: string }
 export interface FinishRecord { t: 'finish'; cid: string; body: RunUpdate }
