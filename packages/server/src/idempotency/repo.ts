@@ -4,7 +4,7 @@ import { prepared } from '../db/prepared.js';
 
 type Reservation = { id: string; scope: string; key: string; method: string; path: string; request_hash: string; created_at: string };
 
-// The three statements of every POST with an Idempotency-Key, compiled once (db/prepared.ts).
+// The statements of every POST with an Idempotency-Key (a new key: reserve, then complete), compiled once (db/prepared.ts).
 const findKey = prepared((db, v: Record<'scope' | 'key', string>) => db.selectFrom('idempotency_keys').selectAll().where('scope', '=', v.scope).where('key', '=', v.key));
 const reserveKey = prepared((db, v: Reservation) =>
   db

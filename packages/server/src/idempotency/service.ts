@@ -79,15 +79,21 @@ export function createIdempotencyService(db: Db, repo: IdempotencyRepo, config: 
       // any failure here fails the whole request, and a nested savepoint cost SQLite a sub-journal
       // copy of every page the request wrote plus a flush of the search index's pending rows.
       return joinTransaction(db, async () => {
-        const replay = await replayOf(input, requestHash);
-        if (replay) return replay;
         const id = newId();
-        const reserved = await repo.reserve({ id, scope: input.scope, key: input.key, method: input.method, path: input.path, request_hash: requestHash, created_at: config.now().toISOString() });
-        if (!reserved) {
-          // Another server committed this key while we waited on its row (shared PostgreSQL).
-          const raced = await replayOf(input, requestHash);
-          if (raced) return raced;
-          throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
+        const reservation = { id, scope: input.scope, key: input.key, method: input.method, path: input.path, request_hash: requestHash, created_at: config.now().toISOString() };
+        // Reserving first: a new key, nearly every request, costs one statement, not a lookup and
+        // then the reservation. A key that is taken is looked up after (a repeat gets its answer, an
+        // expired or abandoned row is released) and reserved again. On PostgreSQL the reservation
+        // waits for another transaction holding the key, and then sees its commit.
+        if (!(await repo.reserve(reservation))) {
+          const replay = await replayOf(input, requestHash);
+          if (replay) return replay;
+          if (!(await repo.reserve(reservation))) {
+            // Another server took the key between the lookup and this reservation (shared PostgreSQL).
+            const raced = await replayOf(input, requestHash);
+            if (raced) return raced;
+            throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
+          }
         }
         const res = await work();
         // Server faults are not remembered: the retry should get a fresh chance.
