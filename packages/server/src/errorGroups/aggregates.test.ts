@@ -173,4 +173,24 @@ describe('error-group aggregates', () => {
     expect(await tables()).toEqual({ runs: [], totals: [], cases: [] });
     expect((await t.api('GET', `/errors?projectId=${t.projectId}`, { auth: t.apiKey })).body.total).toBe(0);
   });
+
+  it('stay exact when a deleted run had more failing tests than one IN list holds (600 in one group)', async () => {
+    const runs = [];
+    for (const [k, day] of ['2026-12-31T01:00:00.000Z', '2026-12-31T02:00:00.000Z'].entries()) {
+      at(day);
+      const run = await createRun(t, { branch: 'main', commitSha: `wide${k}` });
+      runs.push(run.id);
+      const wide = Array.from({ length: 600 }, (_, n) => testBody(run.id, t.projectId, { title: `w${n}`, fullTitle: `wide > w${n}`, filePath: 'tests/wide.spec.ts', ...fail(`Error: wide ${n}`) }));
+      // Half of the second run's tests pass: deleting the first run must leave 300 tests in the group.
+      for (const part of [wide.slice(0, 300), wide.slice(300)]) await postTests(t, k === 1 ? part.map((b, n) => (n % 2 ? { ...b, status: 'passed', error: undefined } : b)) : part);
+    }
+    // The owner's session of November has expired by now.
+    const owner = { ...t.owner, cookie: `testreport_session=${(await t.server.services.sessions.create(t.owner.userId)).token}` };
+    expect((await t.api('DELETE', `/runs/${runs[0]}`, { auth: owner })).status).toBe(200);
+    await expectAggregatesEqualScan();
+    const [group] = (await answers('auto', { projectId: t.projectId })).all.groups;
+    expect([group?.runs, group?.tests, group?.occurrences]).toEqual([1, 300, 300]);
+    expect((await t.api('DELETE', `/runs/${runs[1]}`, { auth: owner })).status).toBe(200);
+    expect(await tables()).toEqual({ runs: [], totals: [], cases: [] });
+  });
 });
