@@ -64,4 +64,18 @@ describe('COPY of rows (PostgreSQL)', () => {
     const after = await sql<{ n: string }>`select count(*)::text as n from copy_refused`.execute(db());
     expect(after.rows[0]!.n).toBe('1');
   });
+
+  // The data goes with the statement, before PostgreSQL has accepted it (postgresCopyQuery.ts):
+  // when it fails at the first row, the megabytes still coming must be dropped, not read as
+  // statements, and every pooled connection must answer the next query.
+  onPostgres('fails a COPY refused at its first row with megabytes behind it, in a transaction or not, and the connections go on', async () => {
+    await sql`create table copy_checked (n integer primary key, t text not null check (t <> 'refused'))`.execute(db());
+    const rows = Array.from({ length: 40_000 }, (_, n) => ({ n, t: n === 0 ? 'refused' : 'x'.repeat(100) }));
+    await expect(copyRows(db(), 'copy_checked', rows)).rejects.toThrow(/check constraint/);
+    await expect(db().transaction().execute((trx) => copyRows(trx, 'copy_checked', rows))).rejects.toThrow(/check constraint/);
+    for (let i = 0; i < 12; i++) expect(Number((await sql<{ n: number }>`select 1 as n`.execute(db())).rows[0]!.n)).toBe(1);
+    await copyRows(db(), 'copy_checked', rows.slice(1));
+    const { rows: counted } = await sql<{ n: string }>`select count(*)::text as n from copy_checked`.execute(db());
+    expect(counted[0]!.n).toBe('39999');
+  });
 });

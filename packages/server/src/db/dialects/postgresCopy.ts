@@ -1,10 +1,9 @@
-import { finished } from 'node:stream/promises';
-import copyStreams from 'pg-copy-streams';
 import { sql, type Kysely } from 'kysely';
 import { ByteWriter } from '../../lib/byteWriter.js';
 import { BINARY_FRAMING, binaryRowWriter, columnTypes } from './postgresBinaryCopy.js';
+import { CopyFromQuery } from './postgresCopyQuery.js';
 
-/** Bytes handed to the COPY stream at a time: one CopyData message each, whatever the row count. */
+/** Bytes per CopyData message, whatever the row count. */
 const CHUNK_BYTES = 256 * 1024;
 
 // COPY's text format: a tab between columns, a newline after each row, `\N` for NULL, and the
@@ -89,15 +88,15 @@ function encodeRows(
 
 /**
  * Inserts rows (all with the keys of the first) by `COPY table (columns) FROM STDIN` on the
- * connection the caller holds — its transaction, if any — through `pg-copy-streams`. Against the
- * `unnest($1::type[], …)` insert it replaces, nothing is turned into array literals (`pg` escaped
- * every element with a regular expression, the JSON columns full of quotes) and PostgreSQL parses
- * no arrays. The rows go in COPY's binary format when every column's type has an encoder here
- * (postgresBinaryCopy.ts), else as text.
+ * connection the caller holds — its transaction, if any. Against the `unnest($1::type[], …)` insert
+ * it replaces, nothing is turned into array literals (`pg` escaped every element with a regular
+ * expression, the JSON columns full of quotes) and PostgreSQL parses no arrays. The rows go in
+ * COPY's binary format when every column's type has an encoder here (postgresBinaryCopy.ts), else
+ * as text, sent with the statement in one round trip (postgresCopyQuery.ts).
  *
  * The COPY query object is handed to the connection as the statement: Kysely's PostgreSQL
  * connection passes it to `pg`'s `client.query`, which runs any object with `submit()` (a
- * "submittable", the way pg-copy-streams is meant to be used) in its turn on that client.
+ * "submittable") in its turn on that client.
  */
 export async function copyRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
@@ -105,17 +104,10 @@ export async function copyRows(db: Kysely<any>, table: string, rows: readonly Re
   const binary = binaryRowWriter(await columnTypes(db, table), columns);
   const statement = sql`copy ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) from stdin${sql.raw(binary ? ' (format binary)' : '')}`.compile(db).sql;
   // The rows are encoded before the COPY starts: a value that cannot be written then fails the
-  // insert before the connection enters COPY mode, rather than leave it there.
+  // insert before anything is sent.
   const { chunks, buffers } = binary ? encodeRows(rows, columns, binary, BINARY_FRAMING) : encodeRows(rows, columns, textRow);
-  await db.getExecutor().provideConnection(async (conn) => {
-    const stream = copyStreams.from(statement);
-    const done = finished(stream);
-    // Awaited below; a failure before then must not count as unhandled.
-    done.catch(() => {});
-    await conn.executeQuery({ sql: stream as unknown as string, parameters: [], query: undefined as never, queryId: undefined as never });
-    for (const chunk of chunks) stream.write(chunk);
-    stream.end();
-    await done;
-  });
+  await db.getExecutor().provideConnection((conn) =>
+    conn.executeQuery({ sql: new CopyFromQuery(statement, chunks) as unknown as string, parameters: [], query: undefined as never, queryId: undefined as never }),
+  );
   for (const b of buffers) if (spare.length < SPARE_MAX && b.length <= 2 * CHUNK_BYTES) spare.push(b);
 }
