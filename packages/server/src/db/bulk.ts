@@ -2,6 +2,7 @@ import type { Insertable, InsertQueryBuilder, InsertResult, Kysely } from 'kysel
 import { dialectOf, type Db } from './database.js';
 import type { Database as Schema } from './schema.js';
 import type { BuildWrite, FinishInsert, RowsWrite } from './perRow.js';
+import type { TogetherWrite } from './dialect.js';
 
 /**
  * Inserts many rows of one table (all with the same columns) in the fewest statements the dialect
@@ -20,6 +21,11 @@ export function insertMany<T extends keyof Schema & string>(db: Db, table: T, ro
  */
 export async function writeMany<R>(db: Db, rows: readonly Record<string, unknown>[], build: BuildWrite, rowsPerStatement: number, shape?: string): Promise<R[]> {
   return (await dialectOf(db).writeMany(db, rows, build, rowsPerStatement, shape)) as R[];
+}
+
+/** Independent multi-row writes in as few statements as the dialect can (`DialectSupport.writeTogether`). */
+export function writeTogether(db: Db, writes: readonly TogetherWrite[]): Promise<void> {
+  return dialectOf(db).writeTogether(db, writes);
 }
 
 /**

@@ -81,6 +81,13 @@ export interface DialectSupport {
    */
   upsertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[], types: Readonly<Record<string, string>>, finish: FinishInsert, shape: string): Promise<unknown[]>;
   /**
+   * Runs independent multi-row writes (each as `writeMany` would, their RETURNING unread), in as few
+   * statements as the dialect can. PostgreSQL sends them as one statement of data-modifying WITH
+   * queries when each fits in one statement and together they stay below half the bound-value
+   * limit: a round trip each fewer. SQLite runs them one after the other, as `writeMany` does.
+   */
+  writeTogether(db: Kysely<any>, writes: readonly TogetherWrite[]): Promise<void>;
+  /**
    * The base-2 logarithm of a positive double, as a double (db/math.ts). SQLite has `log2()`;
    * PostgreSQL has none for doubles (its `log(2, x)` is numeric: exact but far slower per row), so
    * there it is `ln(x) / ln(2)`. Either is within a few units in the last place of the true value,
@@ -117,6 +124,14 @@ export interface DialectSupport {
    * where PostgreSQL locks rows).
    */
   open(url: string, opts?: OpenOptions): OpenedDialect;
+}
+
+/** One write of `DialectSupport.writeTogether`: `writeMany`'s arguments. */
+export interface TogetherWrite {
+  rows: readonly Record<string, unknown>[];
+  build: BuildWrite;
+  rowsPerStatement: number;
+  shape?: string;
 }
 
 export interface OpenOptions {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK, rowsPerStatement } from '../db/batch.js';
-import { writeMany } from '../db/bulk.js';
+import { writeTogether } from '../db/bulk.js';
+import type { TogetherWrite } from '../db/dialect.js';
 import { ERROR_AGGREGATES_BACKFILL } from './backfill.js';
 
 /**
@@ -66,22 +67,28 @@ function caseDeltas(failures: FailureRow[], sign: 1 | -1): Map<string, CaseDelta
   return out;
 }
 
-async function upsertCases(db: AnyDb, deltas: CaseDelta[]) {
-  await writeMany(db, deltas as unknown as Record<string, unknown>[], (part) =>
+/** The upsert of `error_group_cases` rows (increments), as `writeMany`'s arguments. */
+const casesWrite = (db: AnyDb, deltas: CaseDelta[]): TogetherWrite => ({
+  rows: deltas as unknown as Record<string, unknown>[],
+  build: (part) =>
     db
       .insertInto('error_group_cases')
       .values(part as unknown as CaseDelta[])
       .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'case_id', 'day', 'branch']).doUpdateSet((eb) => ({
         occurrences: eb('error_group_cases.occurrences', '+', eb.ref('excluded.occurrences')),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_cases.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_cases.last_id')).end(),
-      }))), CASE_ROWS, 'error_group_cases upsert');
-}
+      }))),
+  rowsPerStatement: CASE_ROWS,
+  shape: 'error_group_cases upsert',
+});
 
 /** The totals' scopes a result counts in: every branch (''), and its own when it has one. */
 const scopesOf = (branch: string | null) => (branch ? ['', branch] : ['']);
 
-async function upsertTotals(db: AnyDb, deltas: TotalDelta[]) {
-  await writeMany(db, deltas as unknown as Record<string, unknown>[], (part) =>
+/** The upsert of `error_group_totals` rows (increments), as `writeMany`'s arguments. */
+const totalsWrite = (db: AnyDb, deltas: TotalDelta[]): TogetherWrite => ({
+  rows: deltas as unknown as Record<string, unknown>[],
+  build: (part) =>
     db
       .insertInto('error_group_totals')
       .values(part as unknown as TotalDelta[])
@@ -91,8 +98,10 @@ async function upsertTotals(db: AnyDb, deltas: TotalDelta[]) {
         tests: eb('error_group_totals.tests', '+', eb.ref('excluded.tests')),
         first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_totals.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_totals.first_id')).end(),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_totals.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_totals.last_id')).end(),
-      }))), TOTAL_ROWS, 'error_group_totals upsert');
-}
+      }))),
+  rowsPerStatement: TOTAL_ROWS,
+  shape: 'error_group_totals upsert',
+});
 
 /** (scope, fingerprint, run or case) pairs as keys: `scope\0fingerprint\0id`. */
 const pair = (scope: string, fp: string, id: string) => `${scope}${SEP}${fp}${SEP}${id}`;
@@ -130,8 +139,10 @@ const groupByProject = <T extends { project_id: string }>(rows: T[]) => {
   return m;
 };
 
-async function writeRuns(db: AnyDb, runs: Map<string, RunDelta>) {
-  await writeMany(db, byKey(runs) as unknown as Record<string, unknown>[], (part) =>
+/** The upsert of `error_group_runs` rows (increments), as `writeMany`'s arguments. */
+const runsWrite = (db: AnyDb, runs: Map<string, RunDelta>): TogetherWrite => ({
+  rows: byKey(runs) as unknown as Record<string, unknown>[],
+  build: (part) =>
     db
       .insertInto('error_group_runs')
       .values(part as unknown as RunDelta[])
@@ -139,8 +150,10 @@ async function writeRuns(db: AnyDb, runs: Map<string, RunDelta>) {
         occurrences: eb('error_group_runs.occurrences', '+', eb.ref('excluded.occurrences')),
         first_id: eb.case().when('excluded.first_id', '<', eb.ref('error_group_runs.first_id')).then(eb.ref('excluded.first_id')).else(eb.ref('error_group_runs.first_id')).end(),
         last_id: eb.case().when('excluded.last_id', '>', eb.ref('error_group_runs.last_id')).then(eb.ref('excluded.last_id')).else(eb.ref('error_group_runs.last_id')).end(),
-      }))), RUN_ROWS, 'error_group_runs upsert');
-}
+      }))),
+  rowsPerStatement: RUN_ROWS,
+  shape: 'error_group_runs upsert',
+});
 
 /** Counts the failures of a batch just stored (in the storing transaction); other results cost a filter. */
 export async function countStoredFailures(db: AnyDb, stored: FailureRow[]): Promise<void> {
@@ -173,7 +186,7 @@ export async function countStoredFailures(db: AnyDb, stored: FailureRow[]): Prom
     }
   }
   // First the totals (their row locks order concurrent writers of a group), then which pairs are new.
-  await upsertTotals(db, byKey(totals));
+  await writeTogether(db, [totalsWrite(db, byKey(totals))]);
   const fresh = new Map<string, TotalDelta>();
   const countNew = (r: FailureRow, scope: string, what: 'runs' | 'tests') => {
     const k = [r.project_id, scope, r.error_fingerprint].join(SEP);
@@ -196,9 +209,8 @@ export async function countStoredFailures(db: AnyDb, stored: FailureRow[]): Prom
       }
     }
   }
-  await writeRuns(db, runs);
-  await upsertCases(db, byKey(caseDeltas(failures, 1)));
-  if (fresh.size > 0) await upsertTotals(db, byKey(fresh));
+  // Three tables, no row in two of them: one statement on PostgreSQL.
+  await writeTogether(db, [runsWrite(db, runs), casesWrite(db, byKey(caseDeltas(failures, 1))), totalsWrite(db, byKey(fresh))]);
 }
 
 /** The failures of runs about to be deleted: read before the delete, for `uncountFailures` after it. */
@@ -293,7 +305,7 @@ export async function uncountFailures(db: AnyDb, failures: FailureRow[]): Promis
 /** Case rows: decremented, gone at zero; a row whose newest occurrence was deleted gets the newest that is left. */
 async function uncountCases(db: AnyDb, failures: FailureRow[]): Promise<void> {
   const deltas = byKey(caseDeltas(failures, -1));
-  await upsertCases(db, deltas);
+  await writeTogether(db, [casesWrite(db, deltas)]);
   const byProject = new Map<string, CaseDelta[]>();
   for (const d of deltas) byProject.set(d.project_id, [...(byProject.get(d.project_id) ?? []), d]);
   for (const [projectId, ds] of byProject) {

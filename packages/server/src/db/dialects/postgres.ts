@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PostgresDialect, sql } from 'kysely';
+import { PostgresDialect, sql, type QueryCreator } from 'kysely';
 import type { DialectSupport } from '../dialect.js';
 import { postgresSearch } from './postgresSearch.js';
 import { copyRows } from './postgresCopy.js';
@@ -36,6 +36,8 @@ const POOL_SIZE = 10;
 export const EFFECTIVE_IO_CONCURRENCY = 32;
 const IO_CONCURRENCY = `select set_config('effective_io_concurrency', '${EFFECTIVE_IO_CONCURRENCY}', false) where current_setting('effective_io_concurrency')::int < ${EFFECTIVE_IO_CONCURRENCY}`;
 
+const MAX_BOUND_PARAMS = 65_535;
+
 export const postgres: DialectSupport = {
   name: 'postgres',
   search: postgresSearch,
@@ -45,7 +47,7 @@ export const postgres: DialectSupport = {
     await sql`set local work_mem = '256MB'`.execute(db);
   },
   handles: (url) => /^postgres(ql)?:\/\//i.test(url),
-  maxBoundParams: 65_535,
+  maxBoundParams: MAX_BOUND_PARAMS,
   // 23505 unique_violation (a primary key is a unique index too).
   isUniqueViolation: (err) => err instanceof Error && (err as { code?: string }).code === '23505',
   outage(err) {
@@ -80,6 +82,18 @@ export const postgres: DialectSupport = {
     const out: unknown[] = [];
     for (let i = 0; i < rows.length; i += rowsPerStatement) out.push(...(await build(rows.slice(i, i + rowsPerStatement)).execute()));
     return out;
+  },
+  async writeTogether(db, writes) {
+    const live = writes.filter((w) => w.rows.length > 0);
+    const values = live.reduce((n, w) => n + w.rows.length * Object.keys(w.rows[0]!).length, 0);
+    if (live.length < 2 || values > MAX_BOUND_PARAMS / 2 || live.some((w) => w.rows.length > w.rowsPerStatement)) {
+      for (const w of live) await postgres.writeMany(db, w.rows, w.build, w.rowsPerStatement);
+      return;
+    }
+    // Every data-modifying WITH query runs to completion whether or not the statement reads it.
+    let statement: QueryCreator<any> = db;
+    for (const [i, w] of live.entries()) statement = statement.with(`w${i}`, () => w.build(w.rows) as never);
+    await statement.selectNoFrom(sql.lit(1).as('done')).execute();
   },
   // COPY … FROM STDIN (postgresCopy.ts): the rows as one text stream, no statement or array per batch.
   insertMany: (db, table, rows) => copyRows(db, table, rows),

@@ -184,6 +184,9 @@ export const sqlite: DialectSupport = {
   },
   writeMany: (db, rows, build, _rowsPerStatement, shape) => runPerRow(db, rows, build, statementsOf(db), shape),
   upsertMany: (db, table, rows, _types, finish, shape) => runPerRow(db, rows, (part) => finish(db.insertInto(table).values(part)), statementsOf(db), shape),
+  async writeTogether(db, writes) {
+    for (const w of writes) await runPerRow(db, w.rows, w.build, statementsOf(db), w.shape);
+  },
   open(url, opts = {}) {
     const file = url.replace(/^sqlite:(\/\/)?/, '');
     createPrivate(file);
