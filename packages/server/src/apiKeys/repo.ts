@@ -2,8 +2,13 @@ import type { Db } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { prepared } from '../db/prepared.js';
 
-/** Every API request's lookup: compiled once (db/prepared.ts). */
-const byHash = prepared((db, v: Record<'keyHash', string>) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', v.keyHash));
+/**
+ * Every API request's lookup: compiled once (db/prepared.ts). With its project's team, so a request
+ * on the key's own project needs no second statement to authorize it (authz/service.ts).
+ */
+const byHash = prepared((db, v: Record<'keyHash', string>) =>
+  db.selectFrom('api_keys as k').innerJoin('projects as p', 'p.id', 'k.project_id').selectAll('k').select('p.team_id as team_id').where('k.key_hash', '=', v.keyHash),
+);
 
 export function createApiKeyRepo(db: Db) {
   return {

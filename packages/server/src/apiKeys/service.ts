@@ -61,7 +61,7 @@ export function createApiKeyService(repo: ApiKeyRepo, authz: Authz, config: Serv
       if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_THROTTLE_MS) {
         await repo.update(row.id, { last_used_at: now.toISOString() });
       }
-      return { kind: 'apiKey', keyId: row.id, projectId: row.project_id, name: row.name, expiresAt: row.expires_at };
+      return { kind: 'apiKey', keyId: row.id, projectId: row.project_id, teamId: row.team_id, name: row.name, expiresAt: row.expires_at };
     },
 
     async list(principal: Principal, projectId: string): Promise<ApiKey[]> {

@@ -1,7 +1,7 @@
 /** Who is calling. Resolved once per request by `http/authenticate.ts`. */
 export type Principal =
   | { kind: 'user'; userId: string; email: string; sessionId: string }
-  | { kind: 'apiKey'; keyId: string; projectId: string; name: string; expiresAt: string | null }
+  | { kind: 'apiKey'; keyId: string; projectId: string; teamId: string; name: string; expiresAt: string | null }
   | { kind: 'anonymous'; ip: string };
 
 export function principalScope(p: Principal): string {

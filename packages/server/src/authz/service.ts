@@ -36,9 +36,9 @@ export function createAuthz(repo: AuthzRepo) {
           if (!forbiddenInOwnTeam) throw via === 'param' ? new ForbiddenError('This API key is scoped to another project') : new NotFoundError(capital(what));
         }
         if (!apiKeyAllows(action)) throw new ForbiddenError('API keys cannot perform this action; sign in as a team admin');
-        const scope = await repo.projectRole(projectId, '');
-        if (!scope) throw new NotFoundError('Project');
-        return { projectId, teamId: scope.teamId, role: null };
+        // Only the key's own project gets here; its team came with the key (apiKeys/repo.ts), which
+        // exists only while its project does: no statement of its own per request.
+        return { projectId, teamId: principal.teamId, role: null };
       }
       if (principal.kind !== 'user') throw new ForbiddenError();
       const scope = await repo.projectRole(projectId, principal.userId);

@@ -76,7 +76,7 @@ describe('sameOriginWrites (everything outside /api/v1)', () => {
 });
 
 const user: Principal = { kind: 'user', userId: 'u', email: 'u@example.com', sessionId: 's' };
-const apiKey: Principal = { kind: 'apiKey', keyId: 'k', projectId: 'p', name: 'ci', expiresAt: null };
+const apiKey: Principal = { kind: 'apiKey', keyId: 'k', projectId: 'p', teamId: 't', name: 'ci', expiresAt: null };
 const anonymous: Principal = { kind: 'anonymous', ip: '127.0.0.1' };
 
 function apiApp(op: 'webhooks.test' | 'apiKeys.update' | 'artifacts.upload' | 'auth.login', principal: Principal) {
