@@ -47,7 +47,8 @@ const configs: Options[] = [
   {
     ...common,
     name: 'server',
-    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts', testing: 'packages/server/src/testing/index.ts', maintenance: 'packages/server/src/maintenance/index.ts' },
+    // serveThread: what bin/reporter-server.js needs to start `serve` in its thread before loading bin.
+    entry: { index: 'packages/server/src/index.ts', bin: 'packages/server/src/bin.ts', serveThread: 'packages/server/src/serveThread.ts', testing: 'packages/server/src/testing/index.ts', maintenance: 'packages/server/src/maintenance/index.ts' },
     outDir: 'packages/server/dist',
     esbuildPlugins: [workspaceExternal],
     external: ['@testreport/contract'],

@@ -8,4 +8,8 @@ if (!existsSync(entry)) {
   process.stderr.write('reporter-server: @testreport/server is not built yet: run `npm run build` at the repository root\n');
   process.exit(1);
 }
-await import(entry.href);
+// `serve` goes straight to its own thread (src/serveThread.ts) without loading the server here
+// first: dist/bin.js does the same when started directly, after a parse of the whole server.
+const thread = process.argv[2] === 'serve' ? await import('../dist/serveThread.js') : undefined;
+if (thread && !thread.youngGenerationSetByOperator()) thread.serveInWorker(entry);
+else await import(entry.href);

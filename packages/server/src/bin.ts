@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
+import { isMainThread, parentPort } from 'node:worker_threads';
 import { Command, InvalidArgumentError } from 'commander';
 import { createApp } from './app.js';
 import { runExclusive } from './db/locks.js';
 import type { ConfigInput } from './config.js';
 import { startServer } from './server.js';
+import { serveInWorker, youngGenerationSetByOperator } from './serveThread.js';
 
 const port = (v: string) => {
   const n = Number(v);
@@ -56,6 +58,7 @@ program
   .option('--oidc-manage-teams', 'remove memberships the claim granted once it no longer lists the team (TESTREPORT_OIDC_MANAGE_TEAMS)')
   .option('--password-login <on|off>', 'e-mail and password sign-in (TESTREPORT_PASSWORD_LOGIN, default on)', onOff)
   .action(async (opts: ServeOptions) => {
+    if (isMainThread && !youngGenerationSetByOperator()) return serveInWorker(new URL(import.meta.url));
     const input: ConfigInput = {
       port: opts.port, host: opts.host, dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, storage: opts.storage, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey,
       oidc: oidcInput(opts), passwordLogin: opts.passwordLogin,
@@ -74,8 +77,13 @@ program
         process.exit(1);
       }
     };
-    process.once('SIGTERM', () => void shutdown('SIGTERM'));
-    process.once('SIGINT', () => void shutdown('SIGINT'));
+    // In the server's thread (serveThread.ts) the main thread receives the signals and passes them on.
+    if (isMainThread) {
+      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.once('SIGINT', () => void shutdown('SIGINT'));
+    } else {
+      parentPort?.once('message', (m: { signal?: string }) => void shutdown(m.signal ?? 'stop'));
+    }
     server = await startServer(input);
     const running = server;
     // Servers of a fleet starting together on an empty database: one of them creates the owner.
