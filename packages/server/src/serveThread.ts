@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
  * Node's 16. A batch of results is parsed into some megabytes of objects that live until its
  * statements are done; on PostgreSQL that is a dozen round trips, during which the default
  * semi-spaces fill several times over, so every scavenge copied (and then promoted) the batches in
- * flight. With 64 MB most of them die young: the server's CPU per batched test fell by about a tenth
- * and PostgreSQL ingestion rose by 8%, with no change on SQLite (docs/benchmarks.md, twenty-fourth
+ * flight. With 64 MB most of them die young: on PostgreSQL the server's CPU per batched test fell by
+ * a tenth to a sixth and ingestion rose by 8–9%, with no change on SQLite (docs/benchmarks.md, twenty-fourth
  * session). The cost is memory: up to ~130 MB more resident under load.
  */
 export const YOUNG_GENERATION_MB = 192;
@@ -25,7 +25,9 @@ export function youngGenerationSetByOperator(): boolean {
  */
 export function serveInWorker(entry: URL): void {
   const worker = new Worker(entry, { argv: process.argv.slice(2), resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => worker.postMessage({ signal }));
+  // Once each, as the server in the main thread listens: a second Ctrl-C during a stuck shutdown
+  // then ends the process the default way.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.postMessage({ signal }));
   worker.on('error', (err) => {
     process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
