@@ -11,8 +11,9 @@ import { countAllResults } from './upkeep.js';
  * pending, it says with every row folded, with some folded and some not, and after
  * results of folded days are taken out or replaced (a run deleted, a CI build re-run) — and that
  * answer is the one a rebuild from the stored results gives. The history: 24 daily runs on main,
- * every fourth day a feature-branch run and every fifth a run without a branch; durations that vary
- * within and across buckets, a test that gets slower, flaky, failed and skipped results, CODEOWNERS.
+ * every fourth day a feature-branch run (its results in one batch with main's) and every fifth a run
+ * without a branch; durations that vary within and across buckets, a test that gets slower, flaky,
+ * failed and skipped results, CODEOWNERS.
  */
 let t: TestServer;
 let clock = new Date('2026-11-01T08:00:00.000Z');
@@ -49,12 +50,12 @@ beforeAll(async () => {
     clock = at(i);
     const run = await createRun(t, { branch: 'main', commitSha: `c${i}`, codeowners: CODEOWNERS });
     runIds.push(run.id);
-    await postTests(t, tests(run.id, i));
     if (i % 4 === 0) {
+      // One batch with the results of two runs, as an upload of a merged report sends them.
       clock = at(i, 9);
       const feature = await createRun(t, { branch: 'feature/a', codeowners: CODEOWNERS });
-      await postTests(t, tests(feature.id, i + 100));
-    }
+      await postTests(t, [...tests(run.id, i), ...tests(feature.id, i + 100)]);
+    } else await postTests(t, tests(run.id, i));
     if (i % 5 === 0) {
       clock = at(i, 10);
       const none = await createRun(t, { codeowners: CODEOWNERS });
