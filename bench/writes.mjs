@@ -1,10 +1,14 @@
 // Small writes (issue 30, group commit): POST /tests one test per request with 16 in flight, as a
 // share of POST /tests/batch measured on the same server in the same run (goal ≥ 15%); the latency
 // of a lone write (one in flight, goal p99 ≤ 20 ms on a quiet machine); and reads during the
-// 16-in-flight writes (GET /runs/:id), which must not queue behind the writer. And the ceiling of
-// the bench's own client: the same POSTs answered by a bare node:http server, on the same cores.
+// 16-in-flight writes (GET /runs/:id), which must not queue behind the writer. The single writes are
+// sent with the SDK (`tests.create`), as the scripts that write one test at a time do; the same
+// writes sent with `fetch`, the bench's client before, follow for comparison: on the same two cores a
+// client's CPU is taken from the server's. And the ceiling of each client: the same POSTs answered by
+// a bare node:http server.
 // Runnable alone: npm run bench -- --only writes [--db postgres]
 import { loadavg } from 'node:os';
+import { TestReportClient } from '@testreport/client';
 import { testBody } from './lib/bodies.mjs';
 import { api, percentile, pool } from './lib/http.mjs';
 import { openBenchDatabase } from './lib/database.mjs';
@@ -15,6 +19,17 @@ import { startBareServer } from './lib/bareServer.mjs';
 
 const IN_FLIGHT = 16;
 const BATCH_IN_FLIGHT = 4;
+
+/**
+ * One test per request, two ways: the SDK (`tests.create`, undici's request on a keep-alive pool),
+ * and `fetch` with the same headers (Idempotency-Key included), the bench's client until the
+ * twenty-sixth session. On this machine fetch spent 3–5 times the SDK's CPU per POST (docs/benchmarks.md).
+ */
+function singleWriters(url, apiKey) {
+  const sdk = new TestReportClient({ url, apiKey, maxRetries: 0 });
+  const call = api(url, apiKey);
+  return { sdk: (body) => sdk.tests.create(body), fetch: (body) => call('POST', '/tests', body) };
+}
 
 export async function benchWrites({ quick, log, dbKind }) {
   const batchCount = quick ? 6 : 20;
@@ -27,11 +42,13 @@ export async function benchWrites({ quick, log, dbKind }) {
     const { projectId, apiKey } = initDataDir(dataDir, database);
     const server = await startServer(dataDir, { db: database });
     const call = api(server.url, apiKey);
+    const writers = singleWriters(server.url, apiKey);
     const result = { inFlight: IN_FLIGHT };
     try {
-      // Warm-up: JIT, statement caches, the first test cases.
+      // Warm-up: JIT, statement caches, the first test cases, both clients.
       const warmRun = await newRun(call, projectId);
-      await pool(200, IN_FLIGHT, (i) => call('POST', '/tests', testBody({ runId: warmRun, projectId, i: 900_000 + i })));
+      await pool(200, IN_FLIGHT, (i) => writers.sdk(testBody({ runId: warmRun, projectId, i: 900_000 + i })));
+      await pool(100, IN_FLIGHT, (i) => writers.fetch(testBody({ runId: warmRun, projectId, i: 910_000 + i })));
 
       const batchRun = await newRun(call, projectId);
       const batches = Array.from({ length: batchCount }, (_, b) => Array.from({ length: BATCH }, (_, k) => testBody({ runId: batchRun, projectId, i: b * BATCH + k })));
@@ -47,58 +64,70 @@ export async function benchWrites({ quick, log, dbKind }) {
       const b = await cpuPerTest(batchCount * BATCH, () => sendBatches([call], batches, BATCH_IN_FLIGHT));
       result.batch = { tests: batchCount * BATCH, seconds: b.seconds, testsPerSecond: (batchCount * BATCH) / b.seconds, serverCpuMicrosPerTest: b.cpuMicros, loadAverage: load() };
 
-      // The same test cases as the batches (one per request), with reads of the run alongside.
-      const singleRun = await newRun(call, projectId);
-      const readMs = [];
-      let writing = true;
-      const reader = (async () => {
-        while (writing) {
+      // The same test cases as the batches (one per request) into a run of their own, with reads of
+      // the run alongside.
+      const singles = async (send) => {
+        const runId = await newRun(call, projectId);
+        const readMs = [];
+        let writing = true;
+        const reader = (async () => {
+          while (writing) {
+            const t0 = performance.now();
+            await call('GET', `/runs/${runId}`);
+            readMs.push(performance.now() - t0);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        })();
+        const s = await cpuPerTest(singleCount, async () => {
           const t0 = performance.now();
-          await call('GET', `/runs/${singleRun}`);
-          readMs.push(performance.now() - t0);
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      })();
-      const s = await cpuPerTest(singleCount, async () => {
-        const t0 = performance.now();
-        await pool(singleCount, IN_FLIGHT, (i) => call('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
-        return (performance.now() - t0) / 1000;
-      });
-      writing = false;
-      await reader;
-      readMs.sort((a, b) => a - b);
-      result.single = { tests: singleCount, seconds: s.seconds, testsPerSecond: singleCount / s.seconds, serverCpuMicrosPerTest: s.cpuMicros, clientCpuMicrosPerTest: s.clientCpuMicros, loadAverage: load() };
-      result.shareOfBatch = result.single.testsPerSecond / result.batch.testsPerSecond;
-      result.readsDuringWrites = { reads: readMs.length, p50Ms: percentile(readMs, 50), p99Ms: percentile(readMs, 99) };
+          await pool(singleCount, IN_FLIGHT, (i) => send(testBody({ runId, projectId, i })));
+          return (performance.now() - t0) / 1000;
+        });
+        writing = false;
+        await reader;
+        readMs.sort((a, b) => a - b);
+        const out = { tests: singleCount, seconds: s.seconds, testsPerSecond: singleCount / s.seconds, serverCpuMicrosPerTest: s.cpuMicros, clientCpuMicrosPerTest: s.clientCpuMicros, loadAverage: load() };
+        out.shareOfBatch = out.testsPerSecond / result.batch.testsPerSecond;
+        out.readsDuringWrites = { reads: readMs.length, p50Ms: percentile(readMs, 50), p99Ms: percentile(readMs, 99) };
+        return out;
+      };
+      result.single = await singles(writers.sdk);
+      result.shareOfBatch = result.single.shareOfBatch;
+      result.readsDuringWrites = result.single.readsDuringWrites;
+      result.singleWithFetch = await singles(writers.fetch);
 
       // A lone writer: each request waits for the one before (a script, a small CI job).
       const loneRun = await newRun(call, projectId);
       const loneMs = [];
       for (let i = 0; i < loneCount; i++) {
         const s = performance.now();
-        await call('POST', '/tests', testBody({ runId: loneRun, projectId, i }));
+        await writers.sdk(testBody({ runId: loneRun, projectId, i }));
         loneMs.push(performance.now() - s);
       }
       loneMs.sort((a, b) => a - b);
       result.lone = { writes: loneCount, p50Ms: percentile(loneMs, 50), p99Ms: percentile(loneMs, 99), loadAverage: load() };
 
-      // The client's ceiling: the same requests (bodies, headers, 16 in flight) answered by a server
-      // that only reads them and replies with the real server's answer. The client's fetch costs
-      // about as much CPU per request as the server does, on the same two cores.
+      // Each client's ceiling: the same requests (bodies, headers, 16 in flight) answered by a server
+      // that only reads them and replies with the real server's answer.
       const reply = await fetch(`${server.url}/api/v1/tests`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': `ceiling-${Date.now()}` }, body: JSON.stringify(testBody({ runId: loneRun, projectId, i: 0 })) });
       const replyBody = await reply.text();
       await server.stop();
       const bare = await startBareServer(reply.status, replyBody);
       try {
-        const bareCall = api(bare.url, apiKey);
-        await pool(200, IN_FLIGHT, (i) => bareCall('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
-        const c = await cpuPerTest(singleCount, async () => {
-          const t0 = performance.now();
-          await pool(singleCount, IN_FLIGHT, (i) => bareCall('POST', '/tests', testBody({ runId: singleRun, projectId, i })));
-          return (performance.now() - t0) / 1000;
-        }, bare.pid);
-        result.clientCeiling = { requestsPerSecond: singleCount / c.seconds, serverCpuMicrosPerRequest: c.cpuMicros, clientCpuMicrosPerRequest: c.clientCpuMicros, loadAverage: load() };
-        result.clientCeiling.shareOfBatch = result.clientCeiling.requestsPerSecond / result.batch.testsPerSecond;
+        const bareWriters = singleWriters(bare.url, apiKey);
+        result.clientCeiling = {};
+        for (const which of ['sdk', 'fetch']) {
+          const send = bareWriters[which];
+          await pool(200, IN_FLIGHT, (i) => send(testBody({ runId: loneRun, projectId, i })));
+          const c = await cpuPerTest(singleCount, async () => {
+            const t0 = performance.now();
+            await pool(singleCount, IN_FLIGHT, (i) => send(testBody({ runId: loneRun, projectId, i })));
+            return (performance.now() - t0) / 1000;
+          }, bare.pid);
+          const ceiling = { requestsPerSecond: singleCount / c.seconds, serverCpuMicrosPerRequest: c.cpuMicros, clientCpuMicrosPerRequest: c.clientCpuMicros, loadAverage: load() };
+          ceiling.shareOfBatch = ceiling.requestsPerSecond / result.batch.testsPerSecond;
+          result.clientCeiling[which] = ceiling;
+        }
       } finally {
         await bare.stop();
       }
@@ -109,14 +138,17 @@ export async function benchWrites({ quick, log, dbKind }) {
     const cpu = (r) => (r.serverCpuMicrosPerTest === null ? '' : `; server CPU ${fmt(r.serverCpuMicrosPerTest)} µs/test`);
     // What the rates would be with the server alone on a CPU: the share CPU allows, whatever the load.
     if (result.batch.serverCpuMicrosPerTest && result.single.serverCpuMicrosPerTest) result.cpuShareOfBatch = result.batch.serverCpuMicrosPerTest / result.single.serverCpuMicrosPerTest;
+    const { single, singleWithFetch: viaFetch } = result;
     log(`writes  POST /tests/batch (${BATCH} per batch, ${BATCH_IN_FLIGHT} in flight): ${fmt(result.batch.testsPerSecond)} tests/s (load ${result.batch.loadAverage}${cpu(result.batch)})`);
-    log(`writes  POST /tests (1 per request, ${IN_FLIGHT} in flight): ${fmt(result.single.testsPerSecond)} tests/s = ${pct(result.shareOfBatch)} of the batch rate (goal ≥ 15%; load ${result.single.loadAverage}${cpu(result.single)})`);
+    log(`writes  POST /tests (1 per request, ${IN_FLIGHT} in flight, the SDK's tests.create): ${fmt(single.testsPerSecond)} tests/s = ${pct(single.shareOfBatch)} of the batch rate (goal ≥ 15%; load ${single.loadAverage}${cpu(single)}; the SDK's CPU ${fmt(single.clientCpuMicrosPerTest)} µs per POST)`);
     if (result.cpuShareOfBatch) log(`writes  by server CPU per test alone, one per request costs ${pct(result.cpuShareOfBatch)} of a batch's rate (the share a CPU-bound server reaches)`);
-    if (result.single.clientCpuMicrosPerTest) log(`writes  the bench's client spent ${fmt(result.single.clientCpuMicrosPerTest)} µs of CPU per single POST (on the same two cores)`);
-    const ceil = result.clientCeiling;
-    log(`writes  ceiling of this client: a bare node:http server answering the same POSTs (16 in flight) gets ${fmt(ceil.requestsPerSecond)}/s = ${pct(ceil.shareOfBatch)} of the batch rate (client CPU ${fmt(ceil.clientCpuMicrosPerRequest)} µs, bare server ${ceil.serverCpuMicrosPerRequest === null ? '?' : fmt(ceil.serverCpuMicrosPerRequest)} µs per request; load ${ceil.loadAverage})`);
-    log(`writes  GET /runs/:id during those writes: p50 ${result.readsDuringWrites.p50Ms.toFixed(1)} ms, p99 ${result.readsDuringWrites.p99Ms.toFixed(1)} ms (${result.readsDuringWrites.reads} reads)`);
-    log(`writes  one POST /tests at a time: p50 ${result.lone.p50Ms.toFixed(1)} ms, p99 ${result.lone.p99Ms.toFixed(1)} ms (goal p99 ≤ 20 ms on a quiet machine; load ${result.lone.loadAverage})`);
+    log(`writes  the same with fetch as the client (the bench's before the twenty-sixth session): ${fmt(viaFetch.testsPerSecond)} tests/s = ${pct(viaFetch.shareOfBatch)} (load ${viaFetch.loadAverage}${cpu(viaFetch)}; fetch's CPU ${fmt(viaFetch.clientCpuMicrosPerTest)} µs per POST)`);
+    for (const [which, ceil] of Object.entries(result.clientCeiling)) {
+      log(`writes  ceiling of ${which === 'sdk' ? 'the SDK' : 'fetch'}: a bare node:http server answering the same POSTs (16 in flight) gets ${fmt(ceil.requestsPerSecond)}/s = ${pct(ceil.shareOfBatch)} of the batch rate (client CPU ${fmt(ceil.clientCpuMicrosPerRequest)} µs, bare server ${ceil.serverCpuMicrosPerRequest === null ? '?' : fmt(ceil.serverCpuMicrosPerRequest)} µs per request; load ${ceil.loadAverage})`);
+    }
+    const reads = (r) => `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (${r.reads} reads)`;
+    log(`writes  GET /runs/:id during those writes: ${reads(single.readsDuringWrites)}; during fetch's: ${reads(viaFetch.readsDuringWrites)}`);
+    log(`writes  one POST /tests at a time (the SDK): p50 ${result.lone.p50Ms.toFixed(1)} ms, p99 ${result.lone.p99Ms.toFixed(1)} ms (goal p99 ≤ 20 ms on a quiet machine; load ${result.lone.loadAverage})`);
     return result;
   } finally {
     await database.drop();
