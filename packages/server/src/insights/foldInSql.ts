@@ -39,16 +39,19 @@ export async function foldPendingInSql(trx: AnyDb, histograms: PackedHistogramSq
   if (n === 0) return 0;
   const last = Number(taken.last);
   // The branch rows' parts once, then the every-branch rows from those parts (fewer rows than
-  // pending: a case met in several batches is one part), in one upsert.
+  // pending: a case met in several batches is one part), in one upsert. Grouped by the case first:
+  // the sort behind each GROUP BY then tells keys apart at their first column, where project, day
+  // and branch (the same for nearly every row of a fold) took a comparison of some 50 equal bytes
+  // each time; the upsert took 101–106 ms instead of 112–132 for 40,050 pending rows (docs/benchmarks.md).
   await sql`
     with parts as materialized (
       select project_id, day, branch, case_id, ${sql.raw(SUMS)}, max(latest_test_id) as latest_test_id, ${histograms.sum(sql.ref('histogram'))} as histogram
-      from insight_pending where id <= ${last} group by project_id, day, branch, case_id)
+      from insight_pending where id <= ${last} group by case_id, project_id, day, branch)
     insert into insight_rollups (${sql.raw(KEY)}, ${sql.raw(COUNTER_LIST)}, latest_test_id, histogram)
     select * from (
       select project_id, 0, branch, day, case_id, ${sql.raw(COUNTER_LIST)}, latest_test_id, histogram from parts
       union all
-      select project_id, 1, '', day, case_id, ${sql.raw(SUMS)}, max(latest_test_id), ${histograms.sum(sql.ref('histogram'))} from parts group by project_id, day, case_id
+      select project_id, 1, '', day, case_id, ${sql.raw(SUMS)}, max(latest_test_id), ${histograms.sum(sql.ref('histogram'))} from parts group by case_id, project_id, day
     ) where true
     on conflict (${sql.raw(KEY)}) do update set ${sql.raw(ADDED)},
       latest_test_id = case when excluded.latest_test_id > insight_rollups.latest_test_id then excluded.latest_test_id else insight_rollups.latest_test_id end,
