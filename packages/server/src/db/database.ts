@@ -24,6 +24,7 @@ import * as m024 from './migrations/024_cases_fillfactor.js';
 import * as m025 from './migrations/025_idempotency_compressed.js';
 import * as m026 from './migrations/026_insights_lean_pg.js';
 import * as m027 from './migrations/027_results_fk_pg.js';
+import * as m028 from './migrations/028_pending_without_fk_sqlite.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport, OpenOptions } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -70,6 +71,7 @@ const migrations: Record<string, DialectMigration> = {
   '025_idempotency_compressed': m025,
   '026_insights_lean_pg': m026,
   '027_results_fk_pg': m027,
+  '028_pending_without_fk_sqlite': m028,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(

@@ -66,6 +66,10 @@ export async function foldPendingInSql(trx: AnyDb, histograms: PackedHistogramSq
     );
     await sql`delete from insight_rollups where rowid in (${sql.join(emptied, sql` union all `)})`.execute(trx);
   }
-  await trx.deleteFrom('insight_pending').where('id', '<=', last).execute();
+  // Fewer than `limit`: the fold took every pending row, and an unconditional DELETE lets SQLite
+  // free the table's pages instead of deleting row by row (2 ms and no WAL for 40,000 rows against
+  // 28–35 ms and 6 MB; migration 028 dropped the foreign key that kept SQLite from it).
+  if (n < limit) await trx.deleteFrom('insight_pending').execute();
+  else await trx.deleteFrom('insight_pending').where('id', '<=', last).execute();
   return n;
 }

@@ -18,7 +18,8 @@ const FOREIGN_KEYS = [
  *   results, the rebuild and the fold write these tables; deleting a project or a team deletes
  *   their rows itself (insights/forgetProjects.ts), after the projects' rows, so no batch can
  *   still add any.
- *   SQLite's check is an index probe and stays.
+ *   SQLite's check is an index probe and stayed (migration 028 drops the pending rows' key for
+ *   another reason).
  * - An aggregate laying byteas end to end for the fold's grouping of pending rows: `string_agg`
  *   keeps a growable buffer of 1 KB per group, and with 10,000 groups of a few 14-byte histograms
  *   each it took 210 ms per 40,000 pending rows against 105 ms with this.
