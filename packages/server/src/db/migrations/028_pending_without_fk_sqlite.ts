@@ -11,12 +11,18 @@ const tableSql = (name: string, withForeignKey: boolean) => sql`create table ${s
   results integer not null, passed integer not null, failed integer not null, flaky integer not null, skipped integer not null,
   latest_test_id text not null, histogram blob not null)`;
 
-/** SQLite cannot drop a column's constraint: the table is made again and its rows copied over. */
+/**
+ * SQLite cannot drop a column's constraint: the table is made again and its rows copied over, in one
+ * transaction (Kysely runs SQLite's migrations outside one), so a crash midway leaves the old table.
+ */
 async function rebuild(db: Kysely<any>, withForeignKey: boolean): Promise<void> {
-  await tableSql('insight_pending_next', withForeignKey).execute(db);
-  await sql`insert into insight_pending_next (${sql.raw(COLUMNS)}) select ${sql.raw(COLUMNS)} from insight_pending`.execute(db);
-  await sql`drop table insight_pending`.execute(db);
-  await sql`alter table insight_pending_next rename to insight_pending`.execute(db);
+  const steps = async (trx: Kysely<any>) => {
+    await tableSql('insight_pending_next', withForeignKey).execute(trx);
+    await sql`insert into insight_pending_next (${sql.raw(COLUMNS)}) select ${sql.raw(COLUMNS)} from insight_pending`.execute(trx);
+    await sql`drop table insight_pending`.execute(trx);
+    await sql`alter table insight_pending_next rename to insight_pending`.execute(trx);
+  };
+  await (db.isTransaction ? steps(db) : db.transaction().execute(steps));
 }
 
 /**
