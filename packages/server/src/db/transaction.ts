@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
 import type { Db } from './database.js';
+import type { Joint } from './jointWrites.js';
 
 /**
  * The "current transaction" of an async call chain. While `inTransaction(db, fn)` runs, every query
@@ -22,6 +23,11 @@ export interface Scope {
    * (or, on PostgreSQL, be aborted, where COMMIT silently rolls back): the group must not commit.
    */
   group?: { broken: boolean };
+  /**
+   * Set while the calls of a joint member run concurrently on this scope (`jointWrites.ts`): they
+   * share its connection, so none may open a savepoint (savepoints are a stack).
+   */
+  joint?: Joint;
 }
 export const current = new AsyncLocalStorage<Scope>();
 
@@ -64,6 +70,8 @@ export class ScopedDriver implements Driver {
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings) {
     const s = this.#scope(conn);
     if (!s) return this.inner.beginTransaction(conn, settings);
+    // Fails the joint member, whose calls then run again one by one, each in its own savepoint.
+    if (s.joint) throw new Error('a savepoint inside joint writes');
     const name = `sp_${++s.seq}`;
     s.savepoints.push(name);
     await conn.executeQuery(CompiledQuery.raw(`savepoint ${name}`));

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { endpoints, operationIds, type EndpointDef, type OperationId } from '@testreport/contract';
 import { principalScope } from '../authz/principal.js';
 import { groupCommit } from '../db/groupCommit.js';
+import { jointCommit } from '../db/jointWrites.js';
 import { SECRET_RESPONSES } from '../idempotency/service.js';
 import { encodeResponse } from '../lib/jsonBytes.js';
 import type { Services } from '../services.js';
@@ -19,6 +20,8 @@ import './context.js';
  * still all-or-nothing with its Idempotency-Key record.
  */
 const GROUPED: ReadonlySet<OperationId> = new Set<OperationId>(['tests.create', 'testSuites.upsert', 'runs.update']);
+/** Of those, the ones whose concurrent requests also store their results as one batch (db/jointWrites.ts). */
+const JOINT: ReadonlySet<OperationId> = new Set<OperationId>(['tests.create']);
 
 /**
  * Mounts every endpoint of the contract with one pipeline of middleware:
@@ -51,7 +54,12 @@ export function mountEndpoints(app: Hono, services: Services, handlers: Handlers
               run,
             )
           : { ...(await run()), replayed: false };
-      const result = GROUPED.has(op) ? await groupCommit(services.deps.db, respond) : await respond();
+      const { db } = services.deps;
+      const result = JOINT.has(op)
+        ? await jointCommit(db, respond, idemKey === undefined ? undefined : `${principalScope(principal)}\n${idemKey}`)
+        : GROUPED.has(op)
+          ? await groupCommit(db, respond)
+          : await respond();
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
       return c.body(result.body, result.status as 200, { 'Content-Type': 'application/json; charset=utf-8' });
     });

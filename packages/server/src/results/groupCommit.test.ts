@@ -64,6 +64,51 @@ describe('group commit of POST /tests, POST /test-suites and PATCH /runs/:id', (
     expect(await titlesOf(run.id)).toEqual(['t-0', 't-1', 't-2', 't-4']);
   });
 
+  it('concurrent one-test requests of several callers are stored jointly, each answered with its own result', async () => {
+    const run = await createRun(t);
+    const other = await t.createOtherTenant();
+    const otherRun = await createRun(t, { projectId: other.projectId }, other.apiKey);
+    const burst = [
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'j-0', duration: 10 }), headers: idem('g3-0') },
+      { auth: other.apiKey, body: testBody(otherRun.id, other.projectId, { fullTitle: 'j-other', duration: 20 }), headers: idem('g3-1') },
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'j-2', duration: 30 }), headers: idem('g3-2') },
+      // The same key twice in one burst (a retry racing its first try): stored once, then replayed.
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'j-3', duration: 40 }), headers: idem('g3-3') },
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'j-3', duration: 40 }), headers: idem('g3-3') },
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'j-5', duration: 50 }) },
+    ];
+    const answers = await Promise.all(burst.map((r) => t.api('POST', '/tests', r)));
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(answers.map((r) => r.body.fullTitle)).toEqual(['j-0', 'j-other', 'j-2', 'j-3', 'j-3', 'j-5']);
+    expect(answers.map((r) => r.body.duration)).toEqual([10, 20, 30, 40, 40, 50]);
+    expect(answers[4]!.body).toEqual(answers[3]!.body);
+    expect([answers[3], answers[4]].filter((r) => r!.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+    // Each answer is the row stored for it, in its own caller's run and project.
+    const rows = await db().selectFrom('tests').select(['id', 'full_title', 'run_id', 'project_id']).where('run_id', 'in', [run.id, otherRun.id]).orderBy('full_title').execute();
+    expect(rows.map((r) => r.full_title)).toEqual(['j-0', 'j-2', 'j-3', 'j-5', 'j-other']);
+    for (const a of answers) {
+      const row = rows.find((r) => r.id === a.body.id)!;
+      expect(row.full_title).toBe(a.body.fullTitle);
+    }
+    expect(rows.find((r) => r.full_title === 'j-other')).toMatchObject({ run_id: otherRun.id, project_id: other.projectId });
+    const counts = (await t.api('GET', `/tests?projectId=${t.projectId}&runId=${run.id}`, { auth: t.apiKey })).body;
+    expect(counts.data.map((x: { fullTitle: string }) => x.fullTitle).sort()).toEqual(['j-0', 'j-2', 'j-3', 'j-5']);
+  });
+
+  it('a request refused in a joint burst (another project) gets its own 403; the rest of the burst is stored', async () => {
+    const run = await createRun(t);
+    const other = await t.createOtherTenant();
+    const burst = [
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'r-0' }) },
+      // A key of another tenant writing into this project's run.
+      { auth: other.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'r-intruder' }) },
+      { auth: t.apiKey, body: testBody(run.id, t.projectId, { fullTitle: 'r-2' }) },
+    ];
+    const answers = await Promise.all(burst.map((r) => t.api('POST', '/tests', r)));
+    expect(answers.map((r) => r.status)).toEqual([201, 403, 201]);
+    expect(await titlesOf(run.id)).toEqual(['r-0', 'r-2']);
+  });
+
   it('a failed commit fails every request of the group and stores nothing; the retries then store each once', async () => {
     const run = await createRun(t);
     const requests = [

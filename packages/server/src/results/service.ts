@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.js';
 import { int, toJson } from '../db/values.js';
 import { fingerprintOf } from '../errorGroups/fingerprint.js';
 import { joinTransaction, whenCommitted } from '../db/transaction.js';
+import { together } from '../db/jointWrites.js';
 import { createTestRepo, type RunOfResults, caseKey, type CaseKey, type TestRow } from './repo.js';
 import type { RunService } from '../runs/service.js';
 import { stepsOf, toTestCreated, toTestDetail, toTestListItem } from './present.js';
@@ -30,6 +31,7 @@ type StoringRun = RunOfResults & { ownersOf: OwnersOf };
 
 /** How a test of the request is named in errors: `runId` for POST /tests, `tests[3].runId` for a batch. */
 type FieldOf = (index: number, field: string) => string;
+const singleField: FieldOf = (_i, field) => field;
 
 /** `runs` hears of results arriving: they are activity of a CI build's running shards. */
 export function createResultService(deps: Deps, others: { runs: Pick<RunService, 'internal'> }) {
@@ -55,6 +57,19 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
   async function store(principal: Principal, tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
     // Every distinct project must allow `report`.
     await deps.authz.projectsOfItems(principal, tests, 'report', fieldOf);
+    return storeAllowed(tests, fieldOf);
+  }
+
+  /**
+   * The one-test requests of a joint member (db/jointWrites.ts), each authorized for its own caller,
+   * stored as one batch. Any failure fails them all; each then runs again alone and gets its own.
+   */
+  async function storeJointly(items: { principal: Principal; test: TestCreateParsed }[]): Promise<TestCreated[]> {
+    for (const { principal, test } of items) await deps.authz.projectsOfItems(principal, [test], 'report', singleField);
+    return storeAllowed(items.map((i) => i.test), singleField);
+  }
+
+  async function storeAllowed(tests: TestCreateParsed[], fieldOf: FieldOf): Promise<TestCreated[]> {
     let runs = new Map<string, StoringRun>();
     // Joins the Idempotency-Key's transaction when there is one: a failure here fails the request.
     const stored = await joinTransaction(db, async () => {
@@ -141,9 +156,9 @@ export function createResultService(deps: Deps, others: { runs: Pick<RunService,
   }
 
   return {
+    /** Concurrent calls in a joint member of a group commit are stored together (db/jointWrites.ts). */
     async create(principal: Principal, test: TestCreateParsed) {
-      const [created] = await store(principal, [test], (_i, field) => field);
-      return created;
+      return together({ principal, test }, storeJointly);
     },
 
     async createBatch(principal: Principal, tests: TestCreateParsed[]) {
