@@ -40,6 +40,8 @@ const DEFAULT_BOUNDS: GroupBounds = { maxMembers: 64, maxMs: 50, lingerMs: 3, al
 
 interface Member {
   fn: () => Promise<unknown>;
+  /** The caller knows more writes are on their way (jointWrites.ts): the group waits for them. */
+  linger: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -65,9 +67,9 @@ class CommitQueue {
     private readonly driver: ScopedDriver,
   ) {}
 
-  submit<T>(fn: () => Promise<T>): Promise<T> {
+  submit<T>(fn: () => Promise<T>, linger: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.#waiting.push({ fn, linger, resolve: resolve as (v: unknown) => void, reject });
       if (this.#running) this.#arrivedDuring++;
       else void this.#drain();
     });
@@ -86,7 +88,7 @@ class CommitQueue {
     const { inner } = this.driver;
     const { maxMembers, maxMs, lingerMs, alwaysLinger } = this.bounds;
     await this.driver.init();
-    if (lingerMs > 0 && (alwaysLinger || this.#overlapping || this.#waiting.length > 1)) await new Promise((r) => setTimeout(r, lingerMs));
+    if (lingerMs > 0 && (alwaysLinger || this.#overlapping || this.#waiting.length > 1 || this.#waiting.some((m) => m.linger))) await new Promise((r) => setTimeout(r, lingerMs));
     // Otherwise one turn of the event loop: requests whose bytes have already arrived reach the queue
     // first. better-sqlite3 never yields to I/O (every query resolves in microtasks), so without
     // this each request ran from its socket read to its COMMIT alone, never saw another arrive, and
@@ -181,8 +183,8 @@ export function setGroupBounds(db: Db, bounds: Partial<GroupBounds>): void {
  * committed. Every query through `db` below `fn` joins it, as with `inTransaction`. Inside an open
  * transaction it is just a savepoint of that one.
  */
-export function groupCommit<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+export function groupCommit<T>(db: Db, fn: () => Promise<T>, opts: { linger?: boolean } = {}): Promise<T> {
   const driver = driverOf(db);
   if (current.getStore()?.driver === driver && !current.getStore()!.done) return db.transaction().execute(() => fn());
-  return queueOf(db).submit(fn);
+  return queueOf(db).submit(fn, opts.linger ?? false);
 }
