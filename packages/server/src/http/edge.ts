@@ -28,9 +28,10 @@ export function mountEdge(app: Hono, config: ServerConfig) {
 }
 
 /**
- * `mw` for every request whose path `skip` does not name. hono/combine's `except()` matched each
- * request's path with a router of its own and ran two combinators around `mw`: 2–3% of the server's
- * CPU per one-test request (docs/benchmarks.md).
+ * `mw` for every request whose path `skip` does not name: a string test where hono/combine's
+ * `except()` matched each request's path with a router of its own and ran two combinators around `mw`
+ * (1.7% of a one-test request's samples in a profile; the server's CPU per request moved within the
+ * noise, docs/benchmarks.md).
  */
 const unless =
   (skip: (path: string) => boolean, mw: MiddlewareHandler): MiddlewareHandler =>
