@@ -22,7 +22,6 @@ const BATCH_IN_FLIGHT = 4;
 // Whichever single-write phase ran first cost the server 250 µs more per request than the other
 // (both orders tried) after a warm-up of 200 + 100: too few to warm the one-test path (JIT, caches).
 const WARM_SDK = Number(process.env.BENCH_WRITES_WARM ?? 1500);
-const WARM_FETCH = Math.round(WARM_SDK / 2);
 
 /**
  * One test per request, two ways: the SDK (`tests.create`, undici's request on a keep-alive pool),
@@ -51,8 +50,9 @@ export async function benchWrites({ quick, log, dbKind }) {
     try {
       // Warm-up: JIT, statement caches, the first test cases, both clients.
       const warmRun = await newRun(call, projectId);
-      await pool(WARM_SDK, IN_FLIGHT, (i) => writers.sdk(testBody({ runId: warmRun, projectId, i: 900_000 + i })));
-      await pool(WARM_FETCH, IN_FLIGHT, (i) => writers.fetch(testBody({ runId: warmRun, projectId, i: 910_000 + i })));
+      const warm = quick ? 300 : WARM_SDK;
+      await pool(warm, IN_FLIGHT, (i) => writers.sdk(testBody({ runId: warmRun, projectId, i: 900_000 + i })));
+      await pool(Math.round(warm / 2), IN_FLIGHT, (i) => writers.fetch(testBody({ runId: warmRun, projectId, i: 910_000 + i })));
 
       const batchRun = await newRun(call, projectId);
       const batches = Array.from({ length: batchCount }, (_, b) => Array.from({ length: BATCH }, (_, k) => testBody({ runId: batchRun, projectId, i: b * BATCH + k })));
