@@ -1,37 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPostgresDatabase, testDbKind, type TestDatabase } from '../testing/database.js';
-import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
-import { groupCommit, setGroupBounds } from './groupCommit.js';
+import { testDbKind } from '../testing/database.js';
+import { openGroupTestDatabase, type GroupTestDatabase } from '../testing/groupDatabase.js';
+import { groupCommit } from './groupCommit.js';
 import { whenCommitted } from './transaction.js';
 
 // On the database TESTREPORT_TEST_DB names: SQLite (a file, as the server has) or PostgreSQL.
-let dir: string;
-let pgDb: TestDatabase | undefined;
-let opened: OpenedDatabase;
+let opened: GroupTestDatabase;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'testreport-group-'));
-  pgDb = testDbKind() === 'postgres' ? await createTestPostgresDatabase() : undefined;
-  opened = openDatabase(pgDb?.url ?? join(dir, 'testreport.db'));
-  await migrateToLatest(opened.db);
-  // A child row whose parent is checked only at COMMIT: the way to make a group's commit fail.
-  await sql`create table gc_parent (id varchar(40) primary key)`.execute(opened.db);
-  await sql`create table gc_child (id varchar(40) primary key, parent_id varchar(40) references gc_parent(id) deferrable initially deferred)`.execute(opened.db);
-  // Concurrent calls below land in one group for certain, however slow the machine.
-  setGroupBounds(opened.db, { lingerMs: 30, alwaysLinger: true, maxMs: 60_000 });
+  opened = await openGroupTestDatabase('group');
 });
 afterAll(async () => {
   await opened?.close();
-  await pgDb?.drop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-const at = '2026-01-01T00:00:00.000Z';
-const addTeam = (id: string) => opened.db.insertInto('teams').values({ id, name: id, created_at: at, updated_at: at }).execute();
-const teamIds = async (prefix: string) => (await opened.db.selectFrom('teams').select('id').where('id', 'like', `${prefix}%`).orderBy('id').execute()).map((r) => r.id);
+const addTeam = (id: string) => opened.addTeam(id);
+const teamIds = (prefix: string) => opened.teamIds(prefix);
 /** The transaction a statement runs in: the same id for every member of one group. */
 const txid = async () =>
   testDbKind() === 'postgres' ? String((await sql<{ id: string }>`select txid_current()::text as id`.execute(opened.db)).rows[0]!.id) : 'sqlite';
@@ -85,13 +69,13 @@ describe('groupCommit: concurrent writes share one transaction, each in a savepo
   it('a failed commit fails every member of the group and stores nothing of any of them', async () => {
     const results = await Promise.allSettled([
       groupCommit(opened.db, () => addTeam('c-1')),
-      groupCommit(opened.db, () => sql`insert into gc_child (id, parent_id) values ('orphan', 'missing')`.execute(opened.db)),
+      groupCommit(opened.db, () => opened.breakCommit()),
       groupCommit(opened.db, () => addTeam('c-2')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/foreign key/i);
     expect(await teamIds('c-')).toEqual([]);
-    expect((await sql<{ n: number }>`select count(*) as n from gc_child`.execute(opened.db)).rows[0]!.n).toBe(0);
+    expect(await opened.orphans()).toBe(0);
     // The queue goes on: the next group commits.
     await groupCommit(opened.db, () => addTeam('c-3'));
     expect(await teamIds('c-')).toEqual(['c-3']);

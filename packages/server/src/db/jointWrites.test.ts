@@ -1,36 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPostgresDatabase, testDbKind, type TestDatabase } from '../testing/database.js';
-import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
-import { setGroupBounds } from './groupCommit.js';
+import { openGroupTestDatabase, type GroupTestDatabase } from '../testing/groupDatabase.js';
 import { jointCommit, together } from './jointWrites.js';
 import { inSavepoint } from './transaction.js';
 
 // On the database TESTREPORT_TEST_DB names: SQLite (a file, as the server has) or PostgreSQL.
-let dir: string;
-let pgDb: TestDatabase | undefined;
-let opened: OpenedDatabase;
+let opened: GroupTestDatabase;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'testreport-joint-'));
-  pgDb = testDbKind() === 'postgres' ? await createTestPostgresDatabase() : undefined;
-  opened = openDatabase(pgDb?.url ?? join(dir, 'testreport.db'));
-  await migrateToLatest(opened.db);
-  await sql`create table jw_parent (id varchar(40) primary key)`.execute(opened.db);
-  await sql`create table jw_child (id varchar(40) primary key, parent_id varchar(40) references jw_parent(id) deferrable initially deferred)`.execute(opened.db);
-  // Calls sent together land in one joint member for certain, however slow the machine.
-  setGroupBounds(opened.db, { lingerMs: 30, alwaysLinger: true, maxMs: 60_000 });
+  opened = await openGroupTestDatabase('joint');
 });
 afterAll(async () => {
   await opened?.close();
-  await pgDb?.drop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const at = '2026-01-01T00:00:00.000Z';
-const teamIds = async (prefix: string) => (await opened.db.selectFrom('teams').select('id').where('id', 'like', `${prefix}%`).orderBy('id').execute()).map((r) => r.id);
+const teamIds = (prefix: string) => opened.teamIds(prefix);
 
 /** The shared part, as results/service.ts stores a joint's tests: one multi-row insert, a record of each call. */
 function sharedInsert() {
@@ -92,7 +75,7 @@ describe('jointCommit: concurrent calls run as one member and share their common
   });
 
   it('a failing shared statement (PostgreSQL aborts the transaction) sends every call back to run alone', async () => {
-    await opened.db.insertInto('teams').values({ id: 's-taken', name: 's', created_at: at, updated_at: at }).execute();
+    await opened.addTeam('s-taken');
     const { calls, insertAll } = sharedInsert();
     const results = await Promise.allSettled(['s-1', 's-taken', 's-3'].map((id) => jointCommit(opened.db, () => together(id, insertAll))));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -144,7 +127,7 @@ describe('jointCommit: concurrent calls run as one member and share their common
     const results = await Promise.allSettled([
       jointCommit(opened.db, () => together('c-1', insertAll)),
       jointCommit(opened.db, async () => {
-        await sql`insert into jw_child (id, parent_id) values ('orphan', 'missing')`.execute(opened.db);
+        await opened.breakCommit();
         return together('c-2', insertAll);
       }),
     ]);
