@@ -42,6 +42,8 @@ interface Member {
   fn: () => Promise<unknown>;
   /** The caller knows more writes are on their way (jointWrites.ts): the group waits for them. */
   linger: boolean;
+  /** Resolves once the member has the company it lingers for (jointWrites.ts): the group's wait ends then. */
+  enough: Promise<void> | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -67,9 +69,9 @@ class CommitQueue {
     private readonly driver: ScopedDriver,
   ) {}
 
-  submit<T>(fn: () => Promise<T>, linger: boolean): Promise<T> {
+  submit<T>(fn: () => Promise<T>, linger: boolean, enough: Promise<void> | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ fn, linger, resolve: resolve as (v: unknown) => void, reject });
+      this.#waiting.push({ fn, linger, enough, resolve: resolve as (v: unknown) => void, reject });
       if (this.#running) this.#arrivedDuring++;
       else void this.#drain();
     });
@@ -88,7 +90,7 @@ class CommitQueue {
     const { inner } = this.driver;
     const { maxMembers, maxMs, lingerMs, alwaysLinger } = this.bounds;
     await this.driver.init();
-    if (lingerMs > 0 && (alwaysLinger || this.#overlapping || this.#waiting.length > 1 || this.#waiting.some((m) => m.linger))) await new Promise((r) => setTimeout(r, lingerMs));
+    if (lingerMs > 0 && (alwaysLinger || this.#overlapping || this.#waiting.length > 1 || this.#waiting.some((m) => m.linger))) await linger(lingerMs, this.#waiting);
     // Otherwise one turn of the event loop: requests whose bytes have already arrived reach the queue
     // first. better-sqlite3 never yields to I/O (every query resolves in microtasks), so without
     // this each request ran from its socket read to its COMMIT alone, never saw another arrive, and
@@ -153,6 +155,14 @@ class CommitQueue {
   }
 }
 
+/** The group's wait for company: `ms`, or until a member says it has enough. */
+async function linger(ms: number, waiting: Member[]) {
+  let timer: NodeJS.Timeout | undefined;
+  const enough = waiting.flatMap((m) => (m.enough ? [m.enough] : []));
+  await Promise.race([new Promise((r) => (timer = setTimeout(r, ms))), ...enough]);
+  clearTimeout(timer);
+}
+
 async function settle(member: Member, value: unknown, afterCommit: Scope['afterCommit'], durable: Promise<void> | undefined) {
   try {
     await durable;
@@ -183,8 +193,8 @@ export function setGroupBounds(db: Db, bounds: Partial<GroupBounds>): void {
  * committed. Every query through `db` below `fn` joins it, as with `inTransaction`. Inside an open
  * transaction it is just a savepoint of that one.
  */
-export function groupCommit<T>(db: Db, fn: () => Promise<T>, opts: { linger?: boolean } = {}): Promise<T> {
+export function groupCommit<T>(db: Db, fn: () => Promise<T>, opts: { linger?: boolean; enough?: Promise<void> } = {}): Promise<T> {
   const driver = driverOf(db);
   if (current.getStore()?.driver === driver && !current.getStore()!.done) return db.transaction().execute(() => fn());
-  return queueOf(db).submit(fn, opts.linger ?? false);
+  return queueOf(db).submit(fn, opts.linger ?? false, opts.enough);
 }

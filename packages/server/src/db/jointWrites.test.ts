@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGroupTestDatabase, type GroupTestDatabase } from '../testing/groupDatabase.js';
+import { setGroupBounds } from './groupCommit.js';
 import { jointCommit, together } from './jointWrites.js';
 import { inSavepoint } from './transaction.js';
 
@@ -143,4 +144,26 @@ describe('jointCommit: concurrent calls run as one member and share their common
     expect(await jointCommit(opened.db, () => together('o-2', insertAll))).toBe('stored o-2');
     expect(calls).toEqual([['o-1'], ['o-2']]);
   });
+
+  it('once writers overlap, a joint stops waiting for company when it holds half the calls last seen in flight', async () => {
+    // A wait far beyond the test's timeout: only the company ends it.
+    setGroupBounds(opened.db, { lingerMs: 600_000, alwaysLinger: false });
+    try {
+      const { calls, insertAll } = sharedInsert();
+      // Eight calls at once: the most in flight is 8, and the next joint knows writers overlap.
+      const first = ['h-01', 'h-02', 'h-03', 'h-04', 'h-05', 'h-06', 'h-07', 'h-08'];
+      await Promise.all(first.map((id) => jointCommit(opened.db, () => together(id, insertAll))));
+      // Then four, one per turn of the event loop, as requests arrive: the joint runs with the fourth.
+      const second = ['h-11', 'h-12', 'h-13', 'h-14'];
+      const answers: Promise<string>[] = [];
+      for (const id of second) {
+        answers.push(jointCommit(opened.db, () => together(id, insertAll)));
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(await Promise.all(answers)).toEqual(second.map((id) => `stored ${id}`));
+      expect(calls).toEqual([first, second]);
+    } finally {
+      setGroupBounds(opened.db, { lingerMs: 30, alwaysLinger: true });
+    }
+  }, 20_000);
 });
