@@ -11,6 +11,8 @@ const tooLarge = () => {
 export const maxBody = (maxSize: number): MiddlewareHandler => {
   const limit = bodyLimit({ maxSize, onError: tooLarge });
   return async function maxBody(c, next) {
+    // No body to limit (hono's check would build a WHATWG Request only to find none: ≈ 30 µs of a GET).
+    if (!mayHaveBody(c.req.method)) return next();
     // A declared length is judged from the header alone, as hono's bodyLimit does, but without
     // touching `c.req.raw.body`, which under @hono/node-server builds a WHATWG Request for every
     // POST (nodeBody.ts). Chunked bodies are counted by hono's bodyLimit as before.
