@@ -110,8 +110,8 @@ export interface OpenedDatabase {
  * repositories use only portable Kysely queries; what differs lives in the dialect.
  */
 export function openDatabase(url: string, opts: { log?: LogConfig } & OpenOptions = {}): OpenedDatabase {
-  const { dialect, plugins, close, durableAfterCommit } = dialectFor(url).open(url, { warn: opts.warn, syncCalls: opts.syncCalls });
-  const scoped = scopedDialect(dialect, durableAfterCommit);
+  const { dialect, plugins, close, durableAfterCommit, groupTransactions } = dialectFor(url).open(url, { warn: opts.warn, syncCalls: opts.syncCalls });
+  const scoped = scopedDialect(dialect, durableAfterCommit, groupTransactions);
   const db = new Kysely<Schema>({ dialect: scoped.dialect, plugins, log: opts.log });
   scoped.register(db);
   dialectOfDb.set(adapterOf(db), dialectFor(url));

@@ -151,4 +151,15 @@ export interface OpenedDialect {
    * when nothing is left to sync (the transaction wrote nothing).
    */
   durableAfterCommit?: () => Promise<void> | undefined;
+  /**
+   * Called on the connection of each group-commit transaction (groupCommit.ts), right before its
+   * BEGIN and right after its COMMIT or ROLLBACK: its members are small writes, each in a savepoint
+   * (SQLite keeps their savepoint journal in memory there).
+   */
+  groupTransactions?: GroupTransactions;
+}
+
+export interface GroupTransactions {
+  begin(): void;
+  end(): void;
 }

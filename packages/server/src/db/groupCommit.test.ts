@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbKind } from '../testing/database.js';
 import { openGroupTestDatabase, type GroupTestDatabase } from '../testing/groupDatabase.js';
 import { groupCommit } from './groupCommit.js';
-import { whenCommitted } from './transaction.js';
+import { inTransaction, whenCommitted } from './transaction.js';
 
 // On the database TESTREPORT_TEST_DB names: SQLite (a file, as the server has) or PostgreSQL.
 let opened: GroupTestDatabase;
@@ -94,5 +94,23 @@ describe('groupCommit: concurrent writes share one transaction, each in a savepo
     release();
     await writing;
     expect(await teamIds('r-')).toEqual(['r-1']);
+  });
+});
+
+describe.skipIf(testDbKind() === 'postgres')('groupCommit on SQLite: where savepoints journal their pages', () => {
+  /** 2: in memory; 0: SQLite's default, a temporary file once the journal passes 64 KiB. */
+  const tempStore = async () => Number((await sql<{ temp_store: number }>`pragma temp_store`.execute(opened.db)).rows[0]!.temp_store);
+
+  it("a group's transaction keeps its members' savepoint journal in memory; any other transaction keeps the default", async () => {
+    expect(await groupCommit(opened.db, tempStore)).toBe(2);
+    // A retention sweep's or a migration's statements may journal hundreds of megabytes.
+    expect(await inTransaction(opened.db, tempStore)).toBe(0);
+    expect(await tempStore()).toBe(0);
+  });
+
+  it('a group whose member fails, or whose commit fails, sets the default back too', async () => {
+    await expect(groupCommit(opened.db, async () => { await opened.breakCommit(); })).rejects.toThrow(/foreign key/i);
+    await expect(groupCommit(opened.db, async () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    expect(await inTransaction(opened.db, tempStore)).toBe(0);
   });
 });

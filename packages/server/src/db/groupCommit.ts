@@ -109,9 +109,12 @@ class CommitQueue {
     let taken = 0;
     let failure: unknown;
     let durable: Promise<void> | undefined;
+    const { groupTransactions } = this.driver;
     try {
+      groupTransactions?.begin();
       await inner.beginTransaction(conn, {});
     } catch (err) {
+      groupTransactions?.end();
       await inner.releaseConnection(conn);
       for (const m of this.#waiting.splice(0, maxMembers)) m.reject(err);
       return;
@@ -140,6 +143,7 @@ class CommitQueue {
       // PostgreSQL has ended a transaction whose COMMIT failed; SQLite keeps it open. Either way nothing is kept.
       await inner.rollbackTransaction(conn).catch(() => {});
     } finally {
+      groupTransactions?.end();
       await inner.releaseConnection(conn);
     }
     this.#overlapping = this.#arrivedDuring > 0;

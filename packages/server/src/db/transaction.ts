@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
 import type { Db } from './database.js';
+import type { GroupTransactions } from './dialect.js';
 import type { Joint } from './jointWrites.js';
 
 /**
@@ -37,6 +38,8 @@ export class ScopedDriver implements Driver {
     readonly inner: Driver,
     /** The dialect's `durableAfterCommit` (db/dialect.ts): none where COMMIT is durable when it returns. */
     private readonly durable?: () => Promise<void> | undefined,
+    /** The dialect's `groupTransactions` (db/dialect.ts), for groupCommit.ts. */
+    readonly groupTransactions?: GroupTransactions,
   ) {}
 
   /**
@@ -135,12 +138,16 @@ export class ScopedDriver implements Driver {
 const drivers = new WeakMap<Db, ScopedDriver>();
 
 /** Wraps a dialect so that databases opened with it take part in `inTransaction`. */
-export function scopedDialect(dialect: Dialect, durableAfterCommit?: () => Promise<void> | undefined): { dialect: Dialect; register(db: Db): void } {
+export function scopedDialect(
+  dialect: Dialect,
+  durableAfterCommit?: () => Promise<void> | undefined,
+  groupTransactions?: GroupTransactions,
+): { dialect: Dialect; register(db: Db): void } {
   let driver: ScopedDriver | undefined;
   return {
     dialect: {
       createAdapter: () => dialect.createAdapter(),
-      createDriver: () => (driver = new ScopedDriver(dialect.createDriver(), durableAfterCommit)),
+      createDriver: () => (driver = new ScopedDriver(dialect.createDriver(), durableAfterCommit, groupTransactions)),
       createQueryCompiler: () => dialect.createQueryCompiler(),
       createIntrospector: (db) => dialect.createIntrospector(db),
     },

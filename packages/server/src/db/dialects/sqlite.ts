@@ -70,6 +70,30 @@ function withStatementCache(db: Database.Database, checkpointer?: Checkpointer, 
 }
 
 /** `stmt` calling `then` after each successful run (Kysely's driver commits with `run`). */
+/**
+ * Every group-commit member runs in a SAVEPOINT, and SQLite copies each page a savepoint (or a
+ * statement inside a transaction) changes into a sub-journal, so that it can be rolled back alone.
+ * With the default temp store that journal stays in memory only up to 64 KiB and then spills to a
+ * temporary file, with two write() calls per page (its number, then the page): as many as the WAL's
+ * own, half the write calls of a one-test request. A group's members are small writes, so their
+ * journal is kept in memory (×1.15 one-test requests/s, docs/benchmarks.md); every other
+ * transaction keeps the default, since a retention sweep's or a migration's statement can journal
+ * hundreds of megabytes. SQLite reads the setting when a write transaction begins.
+ */
+function groupJournalInMemory(db: Database.Database) {
+  const inMemory = db.prepare('pragma temp_store = memory');
+  const byDefault = db.prepare('pragma temp_store = default');
+  // Neither may throw into groupCommit's cleanup, which must give the connection back. SQLite refuses
+  // the change only inside a transaction that has a temporary schema (none here): the group then
+  // just runs with the setting it found, and the next one sets it again.
+  const run = (stmt: Database.Statement) => {
+    try {
+      stmt.run();
+    } catch {}
+  };
+  return { begin: () => run(inMemory), end: () => run(byDefault) };
+}
+
 function afterRun(stmt: Database.Statement, then: () => void): Database.Statement {
   const run = stmt.run.bind(stmt);
   return Object.assign(stmt, {
@@ -198,14 +222,6 @@ export const sqlite: DialectSupport = {
     db.pragma(onDisk ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // Every group-commit member runs in a SAVEPOINT, and SQLite copies each page a savepoint changes
-    // into a sub-journal, so that the savepoint can be rolled back alone. With the default temp store
-    // that journal spills to a temporary file past 64 KiB: two write() calls per page (its number,
-    // then the page), as many as the WAL's own. In memory instead: half the write calls of a one-test
-    // request, ×1.15 one-test requests/s (docs/benchmarks.md). Only this connection's temporary
-    // tables go to memory with it; the reader's large reads keep their temporary files, and sorts
-    // spill to files either way.
-    db.pragma('temp_store = MEMORY');
     defineHistogramFunctions(db);
     const walSync = onDisk ? new WalSync(file, opts.syncCalls) : undefined;
     const writes = walSync && writeTracker();
@@ -241,6 +257,7 @@ export const sqlite: DialectSupport = {
       },
       plugins: [],
       durableAfterCommit,
+      groupTransactions: groupJournalInMemory(db),
       close: async () => {
         await walSync?.close();
         await checkpointer?.stop();
