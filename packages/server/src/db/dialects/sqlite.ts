@@ -69,7 +69,6 @@ function withStatementCache(db: Database.Database, checkpointer?: Checkpointer, 
   };
 }
 
-/** `stmt` calling `then` after each successful run (Kysely's driver commits with `run`). */
 /**
  * Every group-commit member runs in a SAVEPOINT, and SQLite copies each page a savepoint (or a
  * statement inside a transaction) changes into a sub-journal, so that it can be rolled back alone.
@@ -84,8 +83,8 @@ function groupJournalInMemory(db: Database.Database) {
   const inMemory = db.prepare('pragma temp_store = memory');
   const byDefault = db.prepare('pragma temp_store = default');
   // Neither may throw into groupCommit's cleanup, which must give the connection back. SQLite refuses
-  // the change only inside a transaction that has a temporary schema (none here): the group then
-  // just runs with the setting it found, and the next one sets it again.
+  // the change only inside a transaction on a connection with a temporary schema, which the server
+  // never creates.
   const run = (stmt: Database.Statement) => {
     try {
       stmt.run();
@@ -94,6 +93,7 @@ function groupJournalInMemory(db: Database.Database) {
   return { begin: () => run(inMemory), end: () => run(byDefault) };
 }
 
+/** `stmt` calling `then` after each successful run (Kysely's driver commits with `run`). */
 function afterRun(stmt: Database.Statement, then: () => void): Database.Statement {
   const run = stmt.run.bind(stmt);
   return Object.assign(stmt, {
