@@ -137,10 +137,16 @@ export function createFlakinessService(deps: Deps) {
       async refresh(projectId: string, caseIds: string[]) {
         await recompute(projectId, caseIds);
       },
-      /** The policy pass of a finished run, as its finish runs it (and as two servers may run it at once). */
+      /**
+       * The policy pass of a finished run, as its finish runs it (and as two servers may run it at
+       * once): the run's dirty cases are recomputed first. A finish without policies recomputes them
+       * after its commit without waiting, so a pass right after it could read the scores of before.
+       */
       async applyPolicies(projectId: string, runId: string) {
         const settings = await repo.settings(projectId);
-        if (settings) await applyPolicies(runId, settings);
+        if (!settings) return;
+        await recompute(projectId, await repo.dirtyCasesOfRun(runId));
+        await applyPolicies(runId, settings);
       },
       /** A case's quarantine changes, newest first (no principal: the caller authorizes). */
       async eventsOfCase(caseId: string) {
