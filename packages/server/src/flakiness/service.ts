@@ -93,6 +93,12 @@ export function createFlakinessService(deps: Deps) {
     }
   }
 
+  /** A finished run's policy pass: its dirty cases recomputed first, so the pass reads their scores as of this run. */
+  async function policyPass(projectId: string, runId: string, s: Settings) {
+    await recompute(projectId, await repo.dirtyCasesOfRun(runId));
+    await applyPolicies(runId, s);
+  }
+
   deps.events.on('run.finished', async ({ run }) => {
     const settings = await repo.settings(run.projectId);
     if (!settings || (settings.auto_quarantine_enabled !== 1 && settings.auto_release_after_passes === 0)) {
@@ -104,8 +110,7 @@ export function createFlakinessService(deps: Deps) {
       });
       return;
     }
-    await recompute(run.projectId, await repo.dirtyCasesOfRun(run.id));
-    await applyPolicies(run.id, settings);
+    await policyPass(run.projectId, run.id, settings);
   });
 
   /** Which of these cases are broken now (the flaky page and webhooks show it). */
@@ -144,9 +149,7 @@ export function createFlakinessService(deps: Deps) {
        */
       async applyPolicies(projectId: string, runId: string) {
         const settings = await repo.settings(projectId);
-        if (!settings) return;
-        await recompute(projectId, await repo.dirtyCasesOfRun(runId));
-        await applyPolicies(runId, settings);
+        if (settings) await policyPass(projectId, runId, settings);
       },
       /** A case's quarantine changes, newest first (no principal: the caller authorizes). */
       async eventsOfCase(caseId: string) {
