@@ -38,6 +38,13 @@ export interface DialectSupport {
    */
   readonly columnTypes: { bool: string; json: string; timestamp: string; float: 'real' | 'double precision' };
   /**
+   * `lower(column)` folding as the database's locale does. PostgreSQL's text columns compare by
+   * bytes (migration 029), and under "C" its `lower` folds ASCII only, so there the column is folded
+   * under the database's own collation; SQLite's `lower` folds ASCII only anyway. Not for the
+   * columns with a trigram index on `lower(column)` (SEARCHED_COLUMNS): the index would not match.
+   */
+  foldCase(column: string): RawBuilder<string>;
+  /**
    * Whether several server processes may share one database of this dialect. Where they may, state
    * that must be common to all of them (rate-limit counters) lives in the database; an embedded
    * SQLite file belongs to one server, which keeps such counters in memory at no write cost.

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import { dialectOf, type Db } from '../db/database.js';
 import type { RunsTable, TestsTable } from '../db/schema.js';
 import { insertMany, upsertMany } from '../db/bulk.js';
 import { searchIndexInserted } from '../db/search.js';
@@ -114,7 +114,10 @@ export function createTestRepo(db: Db) {
       if (q.owner) base = base.where(ownedBy(q.owner));
       if (q.search) {
         const search = q.search;
-        base = base.where((eb) => eb.or(['title', 'full_title', 'file_path', 'error_message'].map((col) => containsIgnoringCase(col, search))));
+        const { foldCase } = dialectOf(db);
+        base = base.where((eb) =>
+          eb.or([...['title', 'full_title', 'file_path'].map((col) => containsIgnoringCase(col, search, foldCase)), containsIgnoringCase('error_message', search)]),
+        );
       }
       const rows = await base
         .select(['id', 'run_id', 'title', 'full_title', 'file_path', 'status', 'duration', 'is_flaky', 'error', 'owners', 'run_attempt', 'created_at'])

@@ -1,8 +1,8 @@
 import { fromJson } from '../db/values.js';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { dialectOf, type Db } from '../db/database.js';
 import { chunk } from '../db/batch.js';
-import { likePattern } from '../db/text.js';
+import { containsIgnoringCase, likePattern } from '../db/text.js';
 import { unindexed } from '../db/planning.js';
 import { eachCountingResult } from './attempts.js';
 import { resultsOfCasesInRun, runEdgeId } from './caseResults.js';
@@ -163,9 +163,10 @@ export function createInsightsRepo(db: Db) {
       if (q.branch) base = base.where('branch', '=', q.branch);
       // Tags are a JSON array of strings: match the quoted element, not a substring of another tag.
       if (q.tag) base = base.where(sql<boolean>`tags like ${likePattern(JSON.stringify(q.tag))} escape '\\'`);
-      if (q.text) {
-        const p = likePattern(q.text);
-        const like = (col: 'run_title' | 'branch' | 'commit_sha' | 'commit_message') => sql<boolean>`lower(${sql.ref(col)}) like lower(${p}) escape '\\'`;
+      const text = q.text;
+      if (text) {
+        const { foldCase } = dialectOf(db);
+        const like = (col: 'run_title' | 'branch' | 'commit_sha' | 'commit_message') => containsIgnoringCase(col, text, foldCase);
         base = base.where((eb) => eb.or([like('run_title'), like('branch'), like('commit_sha'), like('commit_message')]));
       }
       const [rows, total] = await Promise.all([
@@ -226,8 +227,9 @@ export function createInsightsRepo(db: Db) {
             : base.where('status', '=', 'passed').where(sql<boolean>`not (${failedHere} and ${failedBefore})`);
       } else if (q.status) base = base.where('status', '=', q.status);
       if (q.search) {
-        const p = likePattern(q.search);
-        base = base.where((eb) => eb.or([sql<boolean>`lower(full_title) like lower(${p}) escape '\\'`, sql<boolean>`lower(file_path) like lower(${p}) escape '\\'`]));
+        const { foldCase } = dialectOf(db);
+        const search = q.search;
+        base = base.where((eb) => eb.or([containsIgnoringCase('full_title', search, foldCase), containsIgnoringCase('file_path', search, foldCase)]));
       }
       const [found, total] = await Promise.all([
         base

@@ -62,6 +62,7 @@ export const postgres: DialectSupport = {
     return undefined;
   },
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'double precision' },
+  foldCase: (column) => sql<string>`lower(${sql.ref(column)} collate "default")`,
   sharedByServers: true,
   lateralOverArrays: true,
   /**

@@ -195,6 +195,7 @@ export const sqlite: DialectSupport = {
     return undefined;
   },
   columnTypes: { bool: 'integer', json: 'text', timestamp: 'text', float: 'real' },
+  foldCase: (column) => sql<string>`lower(${sql.ref(column)})`,
   // One SQLite file, one server: the process is alone, so exclusive work just runs.
   sharedByServers: false,
   lateralOverArrays: false,
