@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testDbKind } from '../testing/database.js';
 import { startTestServer, type TestServer } from '../testing/harness.js';
 import { createRun, postTests, testBody } from '../testing/results.js';
+import * as migration from './migrations/029_byte_collation_pg.js';
 import { SEARCHED_COLUMNS } from './migrations/029_byte_collation_pg.js';
 
 /**
@@ -29,6 +30,19 @@ it.runIf(onPostgres)('every text column compares by bytes, but the trigram-searc
       and c.collation_name is distinct from 'C' and c.table_name not like 'kysely%'
     order by 1`.execute(t.server.services.deps.db);
   expect(rows.map((r) => r.col)).toEqual([...SEARCHED_COLUMNS].sort());
+});
+
+it.runIf(onPostgres)('the migration analyzes what it changed: a column loses its statistics with its collation', async () => {
+  const db = t.server.services.deps.db;
+  const run = await createRun(t);
+  await postTests(t, Array.from({ length: 50 }, (_, i) => testBody(run.id, t.projectId, { fullTitle: `stats > ${i}` })));
+  const statistics = async () =>
+    (await sql<{ attname: string }>`select attname from pg_stats where schemaname = current_schema() and tablename = 'tests' and attname in ('id', 'run_id', 'full_title') order by 1`.execute(db)).rows.map((r) => r.attname);
+  await migration.down(db);
+  await sql`analyze tests`.execute(db);
+  expect(await statistics()).toEqual(['full_title', 'id', 'run_id']);
+  await migration.up(db);
+  expect(await statistics()).toEqual(['full_title', 'id', 'run_id']);
 });
 
 it.runIf(onPostgres)('searching titles and paths still folds capitals beyond ASCII, as the database locale does', async () => {

