@@ -12,7 +12,7 @@ export const SEARCHED_COLUMNS = ['tests.error_message', 'tests.stdout', 'tests.s
  * PostgreSQL only: every other text column compares by bytes (`COLLATE "C"`), as SQLite's BINARY
  * does. Under the database's locale (C.UTF-8, en_US.UTF-8, …) each B-tree comparison of a text key
  * went through `strcoll`: ids, titles and paths of the eleven indexes a stored result enters cost
- * 10% of PostgreSQL's CPU per batched result (docs/benchmarks.md, twenty-ninth session).
+ * 7–10% of PostgreSQL's CPU per batched result (docs/benchmarks.md, twenty-ninth session).
  *
  * All of them at once, because PostgreSQL uses an index for a comparison only under the index's
  * collation: a join of a "C" column with a column left under the locale would lose its index. For
