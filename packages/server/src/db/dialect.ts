@@ -64,7 +64,8 @@ export interface DialectSupport {
   lockForTransaction(db: Kysely<any>, lock: string): Promise<void>;
   /**
    * Inserts rows of one table, all with the same columns: on SQLite one prepared one-row INSERT run
-   * per row (as `writeMany`), on PostgreSQL `COPY … FROM STDIN` (the rows as one text stream).
+   * per row (as `writeMany`), on PostgreSQL `COPY … FROM STDIN` (the rows as one stream), which
+   * inside a transaction is held back until its next statement (db/later.ts): its failure fails that one.
    */
   insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**
@@ -91,7 +92,8 @@ export interface DialectSupport {
    * Runs independent multi-row writes (each as `writeMany` would, their RETURNING unread), in as few
    * statements as the dialect can. PostgreSQL sends them as one statement of data-modifying WITH
    * queries when each fits in one statement and together they stay below half the bound-value
-   * limit: a round trip each fewer. SQLite runs them one after the other, as `writeMany` does.
+   * limit: a round trip each fewer, and inside a transaction they are held back until its next
+   * statement (db/later.ts). SQLite runs them one after the other, as `writeMany` does.
    */
   writeTogether(db: Kysely<any>, writes: readonly TogetherWrite[]): Promise<void>;
   /**

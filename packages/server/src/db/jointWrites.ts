@@ -1,6 +1,7 @@
 import type { Db } from './database.js';
 import { groupCommit } from './groupCommit.js';
 import { current } from './transaction.js';
+import { sendHeldBack } from './later.js';
 
 /**
  * Joint writes (issue 30, goal 1): concurrent small writes of one kind (`POST /tests`, one result
@@ -98,7 +99,11 @@ class JointQueue {
           calls = this.#take();
           this.#lastSize = calls.length;
           try {
-            return await runJointly(calls);
+            const values = await runJointly(calls);
+            // Inside: a held-back write's failure is then the calls' own, not the group's COMMIT's
+            // (a lone call's failure is its own either way).
+            if (calls.length > 1) await sendHeldBack(this.db);
+            return values;
           } catch (err) {
             ownFailure = true;
             throw err;

@@ -21,7 +21,8 @@ interface Compiled<R> {
 export function prepared<N extends string, R>(build: (db: Db, values: Record<N, any>) => Compilable<R>) {
   const byDb = new WeakMap<Db, Compiled<R>>();
   const stand = new Proxy({} as Record<N, string>, { get: (_t, name) => MARKER + String(name) });
-  return (db: Db, values: Record<N, unknown>): Promise<QueryResult<R>> => {
+  /** The statement bound to `values`. */
+  const bound = (db: Db, values: Record<N, unknown>): CompiledQuery<R> => {
     let c = byDb.get(db);
     if (!c) {
       const compiled = build(db, stand).compile();
@@ -30,6 +31,7 @@ export function prepared<N extends string, R>(build: (db: Db, values: Record<N, 
     }
     const { compiled, slots } = c;
     const parameters = slots.map((name, i) => (name === null ? compiled.parameters[i] : values[name as N]));
-    return db.executeQuery<R>({ sql: compiled.sql, parameters, query: compiled.query, queryId: compiled.queryId });
+    return { sql: compiled.sql, parameters, query: compiled.query, queryId: compiled.queryId };
   };
+  return Object.assign((db: Db, values: Record<N, unknown>): Promise<QueryResult<R>> => db.executeQuery<R>(bound(db, values)), { bound });
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type TransactionSettings } from 'kysely';
 import type { Db } from './database.js';
 import type { GroupTransactions } from './dialect.js';
 import type { Joint } from './jointWrites.js';
@@ -83,7 +83,10 @@ export class ScopedDriver implements Driver {
     const s = this.#scope(conn);
     // Kysely's own outermost transaction releases the connection after this: the sync is awaited here.
     if (!s) return void (await (await this.commitOutermost(conn)).durable);
-    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${s.savepoints.pop()!}`));
+    // Popped once released: a RELEASE that fails (a write held back until it failed: db/later.ts)
+    // leaves the savepoint for the rollback that follows.
+    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${s.savepoints.at(-1)!}`));
+    s.savepoints.pop();
   }
   async rollbackTransaction(conn: DatabaseConnection) {
     const s = this.#scope(conn);
@@ -172,6 +175,12 @@ export function driverOf(db: Db): ScopedDriver {
 export function inAnyOpenTransaction(): boolean {
   const s = current.getStore();
   return s !== undefined && !s.done;
+}
+
+/** The connection of the live `inTransaction` of `db` this call chain is inside, if any. */
+export function openConnectionOf(db: Kysely<any>): DatabaseConnection | undefined {
+  const s = current.getStore();
+  return s !== undefined && s.driver === drivers.get(db as Db) && !s.done ? s.conn : undefined;
 }
 
 /** Whether this async call chain is inside a live `inTransaction` of `db`. */

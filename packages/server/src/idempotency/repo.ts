@@ -1,6 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
+import { executeLater } from '../db/later.js';
 
 type Reservation = { id: string; scope: string; key: string; method: string; path: string; request_hash: string; created_at: string };
 
@@ -43,8 +44,9 @@ export function createIdempotencyRepo(db: Db) {
       const res = await reserveKey(db, row);
       return Number(res.numAffectedRows ?? 0) > 0;
     },
+    /** In the request's transaction, whose COMMIT it can go with (db/later.ts). */
     async complete(id: string, statusCode: number, body: string | Uint8Array | null) {
-      await completeKey(db, { id, status_code: statusCode, ...stored(body) });
+      await executeLater(db, completeKey.bound(db, { id, status_code: statusCode, ...stored(body) }));
     },
     async release(id: string) {
       await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();

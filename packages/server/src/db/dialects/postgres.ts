@@ -4,6 +4,8 @@ import type { DialectSupport } from '../dialect.js';
 import { postgresSearch } from './postgresSearch.js';
 import { copyRows } from './postgresCopy.js';
 import { arrayLiteral } from './postgresArrayLiteral.js';
+import { pipelining } from './postgresPipelining.js';
+import { executeLater } from '../later.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -84,17 +86,20 @@ export const postgres: DialectSupport = {
     for (let i = 0; i < rows.length; i += rowsPerStatement) out.push(...(await build(rows.slice(i, i + rowsPerStatement)).execute()));
     return out;
   },
+  // Their results unread: inside a transaction, held back until its next statement (db/later.ts).
   async writeTogether(db, writes) {
     const live = writes.filter((w) => w.rows.length > 0);
     const values = live.reduce((n, w) => n + w.rows.length * Object.keys(w.rows[0]!).length, 0);
     if (live.length < 2 || values > MAX_BOUND_PARAMS / 2 || live.some((w) => w.rows.length > w.rowsPerStatement)) {
-      for (const w of live) await postgres.writeMany(db, w.rows, w.build, w.rowsPerStatement);
+      for (const w of live) {
+        for (let i = 0; i < w.rows.length; i += w.rowsPerStatement) await executeLater(db, w.build(w.rows.slice(i, i + w.rowsPerStatement)).compile());
+      }
       return;
     }
     // Every data-modifying WITH query runs to completion whether or not the statement reads it.
     let statement: QueryCreator<any> = db;
     for (const [i, w] of live.entries()) statement = statement.with(`w${i}`, () => w.build(w.rows) as never);
-    await statement.selectNoFrom(sql.lit(1).as('done')).execute();
+    await executeLater(db, statement.selectNoFrom(sql.lit(1).as('done')).compile());
   },
   // COPY … FROM STDIN (postgresCopy.ts): the rows as one text stream, no statement or array per batch.
   insertMany: (db, table, rows) => copyRows(db, table, rows),
@@ -130,6 +135,6 @@ export const postgres: DialectSupport = {
     // A connection that drops while checked out (mid-query, or held for a transaction) emits 'error' on
     // its client instead: the query in flight is rejected with it, so the event itself is not needed.
     pool.on('connect', (client) => client.on('error', () => {}));
-    return { dialect: new PostgresDialect({ pool }), plugins: [] };
+    return { dialect: pipelining(new PostgresDialect({ pool }), types), plugins: [] };
   },
 };

@@ -65,7 +65,7 @@ describe('COPY of rows (PostgreSQL)', () => {
     expect(after.rows[0]!.n).toBe('1');
   });
 
-  // The data goes with the statement, before PostgreSQL has accepted it (postgresCopyQuery.ts):
+  // The data goes with the statement, before PostgreSQL has accepted it (postgresPipeline.ts):
   // when it fails at the first row, the megabytes still coming must be dropped, not read as
   // statements, and every pooled connection must answer the next query.
   onPostgres('fails a COPY refused at its first row with megabytes behind it, in a transaction or not, and the connections go on', async () => {

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { ByteWriter } from '../../lib/byteWriter.js';
 import { BINARY_FRAMING, binaryRowWriter, columnTypes } from './postgresBinaryCopy.js';
-import { CopyFromQuery } from './postgresCopyQuery.js';
+import { laterConnection } from '../later.js';
+import type { PipelinedConnection } from './postgresPipelining.js';
 
 /** Bytes per CopyData message, whatever the row count. */
 const CHUNK_BYTES = 256 * 1024;
@@ -92,11 +93,8 @@ function encodeRows(
  * it replaces, nothing is turned into array literals (`pg` escaped every element with a regular
  * expression, the JSON columns full of quotes) and PostgreSQL parses no arrays. The rows go in
  * COPY's binary format when every column's type has an encoder here (postgresBinaryCopy.ts), else
- * as text, sent with the statement in one round trip (postgresCopyQuery.ts).
- *
- * The COPY query object is handed to the connection as the statement: Kysely's PostgreSQL
- * connection passes it to `pg`'s `client.query`, which runs any object with `submit()` (a
- * "submittable") in its turn on that client.
+ * as text, sent with the statement (postgresPipeline.ts). Inside a transaction the COPY is held
+ * back and goes with the transaction's next statement (db/later.ts).
  */
 export async function copyRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
@@ -106,8 +104,12 @@ export async function copyRows(db: Kysely<any>, table: string, rows: readonly Re
   // The rows are encoded before the COPY starts: a value that cannot be written then fails the
   // insert before anything is sent.
   const { chunks, buffers } = binary ? encodeRows(rows, columns, binary, BINARY_FRAMING) : encodeRows(rows, columns, textRow);
-  await db.getExecutor().provideConnection((conn) =>
-    conn.executeQuery({ sql: new CopyFromQuery(statement, chunks) as unknown as string, parameters: [], query: undefined as never, queryId: undefined as never }),
-  );
+  const step = { sql: statement, parameters: [], copy: chunks, done: () => recycle(buffers) };
+  const held = laterConnection(db);
+  if (held) held.later(step);
+  else await db.getExecutor().provideConnection((conn) => (conn as PipelinedConnection).run(step));
+}
+
+function recycle(buffers: Buffer<ArrayBuffer>[]) {
   for (const b of buffers) if (spare.length < SPARE_MAX && b.length <= 2 * CHUNK_BYTES) spare.push(b);
 }

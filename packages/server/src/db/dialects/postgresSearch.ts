@@ -1,3 +1,4 @@
+import { executeLater } from '../later.js';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { chunk, IN_LIST_CHUNK } from '../chunk.js';
@@ -28,7 +29,7 @@ export const postgresSearch: SearchSupport = {
   // The results' indexes are the table's own; a new case's title is copied into cases_search.
   async indexInserted(db, { cases }) {
     for (const ids of chunk(cases, IN_LIST_CHUNK)) {
-      await sql`insert into cases_search (case_id, project_id, full_title) select id, project_id, full_title from test_cases where id in (${sql.join(ids)})`.execute(db);
+      await executeLater(db, sql`insert into cases_search (case_id, project_id, full_title) select id, project_id, full_title from test_cases where id in (${sql.join(ids)})`.compile(db));
     }
   },
   async create(db) {
