@@ -185,8 +185,7 @@ export function openConnectionOf(db: Kysely<any>): DatabaseConnection | undefine
 
 /** Whether this async call chain is inside a live `inTransaction` of `db`. */
 function inOpenTransaction(db: Db): boolean {
-  const s = current.getStore();
-  return s !== undefined && s.driver === drivers.get(db) && !s.done;
+  return openConnectionOf(db) !== undefined;
 }
 
 /**
