@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPostgresDatabase, type TestDatabase } from '../testing/database.js';
+import { openMigratedTestDatabase } from '../testing/database.js';
 import { chunk, MAX_BOUND_PARAMS, rowsPerStatement } from './batch.js';
-import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
+import { openDatabase, type OpenedDatabase } from './database.js';
 import { dialectFor } from './dialects/index.js';
 import { EFFECTIVE_IO_CONCURRENCY } from './dialects/postgres.js';
 import { insertMany, writeMany } from './bulk.js';
@@ -33,18 +30,13 @@ describe('dialect choice', () => {
 // The same seams on both databases; PostgreSQL gets a fresh database of its own.
 describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => {
   let opened: OpenedDatabase;
-  let dir: string;
-  let pg: TestDatabase | null = null;
+  let close: (() => Promise<void>) | undefined;
+  let pgUrl: string | undefined;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'testreport-dialect-'));
-    if (kind === 'postgres') pg = await createTestPostgresDatabase({ empty: true });
-    opened = openDatabase(pg ? pg.url : join(dir, 'testreport.db'));
-    await migrateToLatest(opened.db);
+    ({ opened, close, url: pgUrl } = await openMigratedTestDatabase(kind, { empty: true }));
   });
   afterAll(async () => {
-    await opened?.close();
-    await pg?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('classifies a duplicate key as a unique violation, and a foreign-key failure as not one', async () => {
@@ -72,9 +64,9 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
     const settings = await Promise.all([1, 2, 3].map(() => opened.db.connection().execute((c) => sql<{ v: string }>`select current_setting('effective_io_concurrency') as v`.execute(c))));
     expect(settings.map((r) => r.rows[0].v)).toEqual([String(EFFECTIVE_IO_CONCURRENCY), String(EFFECTIVE_IO_CONCURRENCY), String(EFFECTIVE_IO_CONCURRENCY)]);
     // A higher value the database was given by its administrator stays.
-    const name = new URL(pg!.url).pathname.slice(1);
+    const name = new URL(pgUrl!).pathname.slice(1);
     await sql`alter database ${sql.id(name)} set effective_io_concurrency = 200`.execute(opened.db);
-    const other = openDatabase(pg!.url);
+    const other = openDatabase(pgUrl!);
     try {
       const { rows } = await sql<{ v: string }>`select current_setting('effective_io_concurrency') as v`.execute(other.db);
       expect(rows[0].v).toBe('200');

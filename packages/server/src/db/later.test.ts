@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestPostgresDatabase, type TestDatabase } from '../testing/database.js';
-import { migrateToLatest, openDatabase, type OpenedDatabase } from './database.js';
+import { createTestPostgresDatabase, openMigratedTestDatabase, type TestDatabase } from '../testing/database.js';
+import { openDatabase, type OpenedDatabase } from './database.js';
 import { insertMany } from './bulk.js';
 import { isUniqueViolation } from './errors.js';
 import { executeLater } from './later.js';
@@ -16,22 +13,16 @@ const team = (id: string) => ({ id, name: 'T', created_at: '2026-01-01T00:00:00.
 // store and fail alike: the same checks on both.
 describe.each(['sqlite', 'postgres'] as const)('writes whose result nobody reads (%s)', (kind) => {
   let opened: OpenedDatabase;
-  let dir: string;
-  let database: TestDatabase | null = null;
+  let close: (() => Promise<void>) | undefined;
   const db = () => opened.db;
   const later = (id: string) => executeLater(db(), db().insertInto('teams').values(team(id)).compile());
   const stored = async () => (await db().selectFrom('teams').select('id').orderBy('id').execute()).map((r) => r.id);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'testreport-later-'));
-    if (kind === 'postgres') database = await createTestPostgresDatabase();
-    opened = openDatabase(database ? database.url : join(dir, 'testreport.db'));
-    await migrateToLatest(opened.db);
+    ({ opened, close } = await openMigratedTestDatabase(kind));
   });
   afterAll(async () => {
-    await opened?.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await close?.();
   });
   beforeEach(async () => {
     await db().deleteFrom('teams').execute();

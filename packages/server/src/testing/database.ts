@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { migrateToLatest, migrationSource, openDatabase as openDb } from '../db/database.js';
+import { migrateToLatest, migrationSource, openDatabase as openDb, type OpenedDatabase } from '../db/database.js';
 import { postgresSearch } from '../db/dialects/postgresSearch.js';
 import { newId } from '../lib/ids.js';
 
@@ -94,6 +97,27 @@ export async function createTestPostgresDatabase(opts: { empty?: boolean } = {})
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       });
       return dropped;
+    },
+  };
+}
+
+/**
+ * A migrated database of `kind` for a test file that checks both dialects: SQLite in a temp dir, or
+ * a fresh PostgreSQL database (`empty`: migrated from nothing here instead of copied from the
+ * template; `url` is then its address). `close()` closes it and removes it.
+ */
+export async function openMigratedTestDatabase(kind: 'sqlite' | 'postgres', opts: { empty?: boolean } = {}): Promise<{ opened: OpenedDatabase; url?: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'testreport-db-'));
+  const database = kind === 'postgres' ? await createTestPostgresDatabase(opts) : null;
+  const opened = openDb(database ? database.url : join(dir, 'testreport.db'));
+  await migrateToLatest(opened.db);
+  return {
+    opened,
+    url: database?.url,
+    async close() {
+      await opened.close();
+      await database?.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
