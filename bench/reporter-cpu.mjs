@@ -59,7 +59,9 @@ async function oneRound(Reporter, server, outputDir) {
   const { root: suite, tests } = syntheticRun(N);
   const reporter = new Reporter({ url: server.url, apiKey: server.apiKey, projectId: server.projectId, outputDir });
   reporter.onBegin(config, suite);
-  // As in Playwright, the first results come after the workers started: the session is connected by then.
+  // As in Playwright, the first results come after the workers started: the session, loaded at the
+  // first test's begin, is connected by then.
+  reporter.onTestBegin?.(tests[0][0], tests[0][1]);
   await reporter.session;
   await new Promise((r) => setTimeout(r, 700));
   const cpu0 = process.cpuUsage();

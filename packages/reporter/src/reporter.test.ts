@@ -62,3 +62,32 @@ it('tests and errors reported before the session is loaded are delivered and cou
   expect(stored.map((t: { title: string }) => t.title).sort()).toEqual(tests.map(([t]) => t.title).sort());
   expect(stored.find((t: { title: string }) => t.title === 'case 3')).toMatchObject({ status: 'failed' });
 });
+
+it('loads the session at the first test, not at onBegin, while Playwright starts its workers', async () => {
+  const outputDir = mkdtempSync(join(tmpdir(), 'testreport-spool-'));
+  dirs.push(outputDir);
+  const tests = Array.from({ length: 2 }, (_, i) => testCase(i, 'passed'));
+  const fileSuite = { type: 'file', title: 'a.spec.ts', location: { file: join(root, 'a.spec.ts'), line: 0, column: 0 }, suites: [], tests: tests.map(([t]) => t) };
+  const suite = { suites: [{ type: 'project', title: '', suites: [fileSuite], project: () => ({ name: '' }) }], allTests: () => tests.map(([t]) => t) } as unknown as Suite;
+  // Runs are listed newest first; each reporter here adds one.
+  const runs = async () => (await s.api('GET', `/runs?projectId=${s.projectId}&limit=50`, { auth: s.apiKey })).body.data;
+  const before = (await runs()).length;
+
+  const reporter = new TestReportReporter({ url: s.url, apiKey: s.apiKey, outputDir, quarantine: false, runTitle: 'first test' });
+  reporter.onBegin(config, suite);
+  // Loaded at onBegin, the session had created the run well within this time.
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(await runs()).toHaveLength(before);
+  reporter.onTestBegin(tests[0][0], tests[0][1]);
+  for (const [test, result] of tests) reporter.onTestEnd(test, result);
+  await reporter.onEnd({ status: 'passed', duration: 100, startTime: new Date() } as FullResult);
+  expect(await runs()).toHaveLength(before + 1);
+  expect((await runs())[0]).toMatchObject({ status: 'passed', totalTests: 2, passedTests: 2 });
+
+  // No test at all (everything filtered out): onEnd alone still reports the run.
+  const empty = new TestReportReporter({ url: s.url, apiKey: s.apiKey, outputDir, quarantine: false, runTitle: 'no tests' });
+  empty.onBegin(config, { suites: [], allTests: () => [] } as unknown as Suite);
+  await empty.onEnd({ status: 'passed', duration: 10, startTime: new Date() } as FullResult);
+  expect(await runs()).toHaveLength(before + 2);
+  expect((await runs())[0]).toMatchObject({ status: 'passed', totalTests: 0 });
+});
