@@ -26,6 +26,7 @@ import * as m026 from './migrations/026_insights_lean_pg.js';
 import * as m027 from './migrations/027_results_fk_pg.js';
 import * as m028 from './migrations/028_pending_without_fk_sqlite.js';
 import * as m029 from './migrations/029_byte_collation_pg.js';
+import * as m030 from './migrations/030_run_result_counts.js';
 import type { Database as Schema } from './schema.js';
 import type { DialectSupport, OpenOptions } from './dialect.js';
 import { dialectFor } from './dialects/index.js';
@@ -74,6 +75,7 @@ const migrations: Record<string, DialectMigration> = {
   '027_results_fk_pg': m027,
   '028_pending_without_fk_sqlite': m028,
   '029_byte_collation_pg': m029,
+  '030_run_result_counts': m030,
 };
 class StaticMigrations implements MigrationProvider {
   constructor(

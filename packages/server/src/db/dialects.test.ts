@@ -165,7 +165,7 @@ describe.each(['sqlite', 'postgres'] as const)('database seams (%s)', (kind) => 
       : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_%' and tablename <> 'cases_search' order by tablename`.execute(opened.db);
     expect(tables.rows.map((r) => r.name)).toEqual([
       'api_keys', 'artifacts', 'email_tokens', 'error_group_cases', 'error_group_runs', 'error_group_totals', 'idempotency_keys', 'insight_case_days', 'insight_case_durations', 'insight_pending', 'insight_rollups', 'invitations', 'oidc_logins', 'oidc_team_grants', 'project_settings', 'projects',
-      'quarantine_events', 'rate_limit_windows', 'run_shards', 'runs', 'sessions', 'snapshot_acceptances', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests',
+      'quarantine_events', 'rate_limit_windows', 'run_result_counts', 'run_shards', 'runs', 'sessions', 'snapshot_acceptances', 'team_members', 'teams', 'test_cases', 'test_suites', 'tests',
       'user_identities', 'users', 'webhook_attempts', 'webhook_deliveries', 'webhooks',
     ]);
   });

@@ -1,9 +1,10 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { dialectOf, type Db } from '../db/database.js';
-import type { RunsTable, TestsTable } from '../db/schema.js';
+import type { RunResultCountsTable, RunsTable, TestsTable } from '../db/schema.js';
 import { insertMany, upsertMany } from '../db/bulk.js';
 import { searchIndexInserted } from '../db/search.js';
 import { prepared } from '../db/prepared.js';
+import { executeLater } from '../db/later.js';
 import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import { containsIgnoringCase } from '../db/text.js';
 import { ownedBy } from '../owners/filter.js';
@@ -38,6 +39,19 @@ const RUN_COLUMNS = ['id', 'project_id', 'branch', 'commit_sha', 'current_attemp
 export type RunOfResults = Pick<Selectable<RunsTable>, (typeof RUN_COLUMNS)[number]>;
 /** Nearly every batch names one run: that lookup is compiled once (db/prepared.ts). */
 const lockOneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', v.id).forKeyShare());
+
+/** What these results add to each run's counts (migration 030), a row per run named by its first result. */
+function countsByRun(rows: readonly TestRow[]): Insertable<RunResultCountsTable>[] {
+  const byRun = new Map<string, Insertable<RunResultCountsTable>>();
+  for (const r of rows) {
+    let c = byRun.get(r.run_id);
+    if (!c) byRun.set(r.run_id, (c = { run_id: r.run_id, first_id: r.id, total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 }));
+    c.total++;
+    if (r.id < c.first_id) c.first_id = r.id;
+    if (r.status === 'passed' || r.status === 'failed' || r.status === 'skipped' || r.status === 'flaky') c[r.status]++;
+  }
+  return [...byRun.values()];
+}
 
 export function createTestRepo(db: Db) {
   return {
@@ -97,6 +111,9 @@ export function createTestRepo(db: Db) {
     async insertTests(rows: TestRow[]) {
       await insertMany(db, 'tests', rows);
       await searchIndexInserted(db, { cases: [], results: rows.filter((r) => r.error_message != null || r.stdout != null || r.stderr != null).map((r) => r.id) });
+      // Nobody reads its answer: on PostgreSQL it goes with the next statement (db/later.ts).
+      const counts = countsByRun(rows);
+      if (counts.length > 0) await executeLater(db, db.insertInto('run_result_counts').values(counts).compile());
     },
 
     async find(id: string): Promise<TestRow | undefined> {

@@ -79,19 +79,18 @@ export function createRunRepo(db: Db) {
         const rows = await db.selectFrom('tests').select(['case_id', 'run_attempt', 'status']).where('run_id', '=', id).execute();
         out.set(id, countLatestAttempts(rows));
       }
+      // Every other run: what its writes of results added (migration 030), a row per batch, not per result.
       for (const ids of chunk(runIds.filter((id) => !rerun.has(id)), IN_LIST_CHUNK)) {
         if (ids.length === 0) continue;
         const rows = await db
-          .selectFrom('tests')
-          .select(['run_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+          .selectFrom('run_result_counts')
+          .select((eb) => ['run_id', ...PARTS.map((p) => eb.fn.sum<number>(p).as(p))] as const)
           .where('run_id', 'in', ids)
-          .groupBy(['run_id', 'status'])
+          .groupBy('run_id')
           .execute();
         for (const r of rows) {
           const c = out.get(r.run_id)!;
-          const n = Number(r.n);
-          c.total += n;
-          if (r.status === 'passed' || r.status === 'failed' || r.status === 'skipped' || r.status === 'flaky') c[r.status] += n;
+          for (const p of PARTS) c[p] = Number(r[p]);
         }
       }
       return out;
@@ -103,6 +102,9 @@ export function createRunRepo(db: Db) {
   };
 }
 export type RunRepo = ReturnType<typeof createRunRepo>;
+
+/** The columns of `run_result_counts`, named as `StatusCounts`' fields. */
+const PARTS = ['total', 'passed', 'failed', 'skipped', 'flaky'] as const;
 
 /**
  * Deletes runs with every row they own, in the caller's transaction. Tests, suites and artifacts go
