@@ -58,7 +58,7 @@ export class TestReportReporter implements Reporter {
     );
   }
 
-  onTestBegin(): void {
+  onTestBegin(_test: TestCase, _result: TestResult): void {
     this.startSession();
   }
 
