@@ -81,8 +81,8 @@ export interface ErrorGroupRunsTable { project_id: string; fingerprint: string; 
 export interface ErrorGroupCasesTable { project_id: string; fingerprint: string; case_id: string; day: string; branch: string; occurrences: number; last_id: string }
 /** Per project, scope ('' = every branch, else a branch) and fingerprint: what `GET /errors` lists. */
 export interface ErrorGroupTotalsTable { project_id: string; branch: string; fingerprint: string; occurrences: number; runs: number; tests: number; first_id: string; last_id: string }
-/** What one write of results added to its run, per status (migration 030). */
-export interface RunResultCountsTable { run_id: string; first_id: string; total: number; passed: number; failed: number; skipped: number; flaky: number }
+/** What the writes of results added to their run, per status, in a few slots (migration 030). */
+export interface RunResultCountsTable { run_id: string; slot: number; total: number; passed: number; failed: number; skipped: number; flaky: number }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; count: number }
 
 export interface Database {
