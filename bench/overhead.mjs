@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testBody } from './lib/bodies.mjs';
 import { api } from './lib/http.mjs';
-import { measure, median } from './lib/measure.mjs';
+import { measure, median, processCpu, untilIdle } from './lib/measure.mjs';
 import { initDataDir, removeDir, root, startServer, tempDir } from './lib/server.mjs';
 
 const playwrightCli = join(root, 'node_modules/@playwright/test/cli.js');
@@ -92,15 +92,21 @@ export async function benchOverhead({ quick, log, reporterTests }) {
         // Each round starts with the next variant, so every 3 rounds each runs once in each position:
         // with a fixed order, the first of a round came out slowest in most runs on this machine.
         for (const [name, v] of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
+          // What the server does after a testreport run (the finish's recompute, the insights fold)
+          // ran into the next variant's time, json's in two rounds of three (140–250 ms of server
+          // CPU there): each variant now starts with the server idle (docs/benchmarks.md).
+          await untilIdle(server.pid);
+          const cpu0 = processCpu(server.pid);
           const r = await measure(process.execPath, [playwrightCli, 'test', '-c', suiteDir, ...v.args], { env: v.env, cwd: suiteDir });
           if (r.code !== 0) throw new Error(`${name} exited ${r.code}: ${(r.stderr || r.stdout).slice(-600)}`);
+          r.serverCpuMs = (processCpu(server.pid) - cpu0) * 1000;
           samples[name].push(r);
         }
         loads.push(loadavg()[0]);
       }
       const result = { tests, rounds, variants: {}, loads };
       for (const [name, rs] of Object.entries(samples)) {
-        result.variants[name] = { wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), peakRssMb: median(rs.map((r) => r.peakRssMb)), wallMsAll: rs.map((r) => Math.round(r.wallMs)), cpuMsAll: rs.map((r) => Math.round(r.cpuMs)) };
+        result.variants[name] = { wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), peakRssMb: median(rs.map((r) => r.peakRssMb)), serverCpuMs: median(rs.map((r) => r.serverCpuMs)), wallMsAll: rs.map((r) => Math.round(r.wallMs)), cpuMsAll: rs.map((r) => Math.round(r.cpuMs)) };
       }
       const dot = result.variants.dot;
       for (const v of Object.values(result.variants)) {
@@ -109,7 +115,7 @@ export async function benchOverhead({ quick, log, reporterTests }) {
         v.cpuRatio = v.cpuMs / dot.cpuMs;
       }
       for (const [name, v] of Object.entries(result.variants)) {
-        log(`overhead ${name.padEnd(15)} ${tests} tests: wall ${(v.wallMs / 1000).toFixed(2)} s (×${v.wallRatio.toFixed(3)})  CPU ${(v.cpuMs / 1000).toFixed(2)} s (×${v.cpuRatio.toFixed(3)})  peak RSS ${v.peakRssMb.toFixed(0)} MB (×${v.rssRatio.toFixed(2)})`);
+        log(`overhead ${name.padEnd(15)} ${tests} tests: wall ${(v.wallMs / 1000).toFixed(2)} s (×${v.wallRatio.toFixed(3)})  CPU ${(v.cpuMs / 1000).toFixed(2)} s (×${v.cpuRatio.toFixed(3)})  peak RSS ${v.peakRssMb.toFixed(0)} MB (×${v.rssRatio.toFixed(2)})  the server's CPU meanwhile ${v.serverCpuMs.toFixed(0)} ms`);
       }
       const ours = result.variants['dot+testreport'];
       const json = result.variants['dot+json'];

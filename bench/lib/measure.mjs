@@ -102,6 +102,24 @@ export function commandCpu(comm) {
   return total / 100;
 }
 
+/**
+ * Waits until a process has used at most one clock tick of CPU (10 ms) in each of two 250 ms spells
+ * in a row, or `maxMs` passed: a server's deferred work (a finish's flakiness recompute, the
+ * insights fold of what a run stored) done before the next measurement starts. Resolves the ms waited.
+ */
+export async function untilIdle(pid, maxMs = 10_000) {
+  const t0 = performance.now();
+  let quiet = 0;
+  let last = processCpu(pid);
+  while (quiet < 2 && last !== null && performance.now() - t0 < maxMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = processCpu(pid);
+    quiet = now !== null && now - last <= 0.011 ? quiet + 1 : 0;
+    last = now;
+  }
+  return performance.now() - t0;
+}
+
 /** The middle value; of an even count, the mean of the two middle ones (the benches' one median). */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
