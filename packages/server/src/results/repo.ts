@@ -40,16 +40,19 @@ export type RunOfResults = Pick<Selectable<RunsTable>, (typeof RUN_COLUMNS)[numb
 /** Nearly every batch names one run: that lookup is compiled once (db/prepared.ts). */
 const lockOneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', v.id).forKeyShare());
 
-/** Rows of a run's counts (migration 030): concurrent writes of one run mostly add to different ones. */
-const RESULT_COUNT_SLOTS = 8;
+/**
+ * Rows of a run's counts (migration 030): concurrent writes of one run mostly add to different ones
+ * (4 batches in flight: each meets another's slot 5% of the time), and a read sums at most this many.
+ */
+const RESULT_COUNT_SLOTS = 64;
 const COUNTED = ['total', 'passed', 'failed', 'skipped', 'flaky'] as const;
 
-/** What these results add to each run's counts, in the slot their first result's id picks (its last hex digit). */
+/** What these results add to each run's counts, in the slot their first result's id picks (its last two hex digits). */
 function countsByRun(rows: readonly TestRow[]): Insertable<RunResultCountsTable>[] {
   const byRun = new Map<string, Insertable<RunResultCountsTable>>();
   for (const r of rows) {
     let c = byRun.get(r.run_id);
-    if (!c) byRun.set(r.run_id, (c = { run_id: r.run_id, slot: parseInt(r.id.slice(-1), 16) % RESULT_COUNT_SLOTS || 0, total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 }));
+    if (!c) byRun.set(r.run_id, (c = { run_id: r.run_id, slot: parseInt(r.id.slice(-2), 16) % RESULT_COUNT_SLOTS || 0, total: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 }));
     c.total++;
     if (r.status === 'passed' || r.status === 'failed' || r.status === 'skipped' || r.status === 'flaky') c[r.status]++;
   }

@@ -3,7 +3,7 @@ import { dialectOf } from '../database.js';
 
 /**
  * `run_result_counts`: what the writes of results added to their run, per status (results/repo.ts
- * `insertTests`), so a run's counts are the sum of at most `RESULT_COUNT_SLOTS` rows instead of a
+ * `insertTests`), so a run's counts are the sum of at most 64 rows (`RESULT_COUNT_SLOTS`) instead of a
  * count of its results. A running run has no stored counts yet; a dashboard or script polling it
  * counted every result each time: 161 µs per read of a 1,500-test run on SQLite while results were
  * arriving, 250–300 ms for 50,000 on PostgreSQL (docs/benchmarks.md). Results are stored only
