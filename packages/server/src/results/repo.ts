@@ -9,6 +9,7 @@ import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import { containsIgnoringCase } from '../db/text.js';
 import { ownedBy } from '../owners/filter.js';
 import { replacedByLaterAttempt } from '../runs/attemptFilters.js';
+import { STATUS_COUNT_FIELDS } from '../runs/statusCounts.js';
 
 export type TestRow = Selectable<TestsTable>;
 export interface CaseKey {
@@ -45,7 +46,6 @@ const lockOneRun = prepared((db, v: Record<'id', string>) => db.selectFrom('runs
  * (4 batches in flight: each meets another's slot 5% of the time), and a read sums at most this many.
  */
 const RESULT_COUNT_SLOTS = 64;
-const COUNTED = ['total', 'passed', 'failed', 'skipped', 'flaky'] as const;
 
 /** What these results add to each run's counts, in the slot their first result's id picks (its last two hex digits). */
 function countsByRun(rows: readonly TestRow[]): Insertable<RunResultCountsTable>[] {
@@ -65,7 +65,7 @@ const addCounts = (db: Db, rows: Insertable<RunResultCountsTable>[]) =>
   db
     .insertInto('run_result_counts')
     .values(rows)
-    .onConflict((oc) => oc.columns(['run_id', 'slot']).doUpdateSet((eb) => Object.fromEntries(COUNTED.map((c) => [c, eb(`run_result_counts.${c}`, '+', eb.ref(`excluded.${c}`))]))));
+    .onConflict((oc) => oc.columns(['run_id', 'slot']).doUpdateSet((eb) => Object.fromEntries(STATUS_COUNT_FIELDS.map((c) => [c, eb(`run_result_counts.${c}`, '+', eb.ref(`excluded.${c}`))]))));
 /** Nearly every batch names one run: that statement is compiled once (db/prepared.ts). */
 const addOneRunsCounts = prepared((db, v: Record<keyof RunResultCountsTable, any>) =>
   addCounts(db, [{ run_id: v.run_id, slot: v.slot, total: v.total, passed: v.passed, failed: v.failed, skipped: v.skipped, flaky: v.flaky }]),

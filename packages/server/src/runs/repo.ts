@@ -3,7 +3,7 @@ import { chunk, IN_LIST_CHUNK } from '../db/batch.js';
 import type { Db } from '../db/database.js';
 import type { RunsTable } from '../db/schema.js';
 import { countLatestAttempts } from './attempts.js';
-import { COUNT_COLUMNS, NO_TESTS, type StatusCounts } from './statusCounts.js';
+import { COUNT_COLUMNS, NO_TESTS, STATUS_COUNT_FIELDS, type StatusCounts } from './statusCounts.js';
 import { uncountRuns } from '../insights/upkeep.js';
 import { failuresOfRuns, uncountFailures } from '../errorGroups/upkeep.js';
 
@@ -79,18 +79,18 @@ export function createRunRepo(db: Db) {
         const rows = await db.selectFrom('tests').select(['case_id', 'run_attempt', 'status']).where('run_id', '=', id).execute();
         out.set(id, countLatestAttempts(rows));
       }
-      // Every other run: what its writes of results added (migration 030), a row per batch, not per result.
+      // Every other run: what its writes of results added (migration 030), a few rows per run, not one per result.
       for (const ids of chunk(runIds.filter((id) => !rerun.has(id)), IN_LIST_CHUNK)) {
         if (ids.length === 0) continue;
         const rows = await db
           .selectFrom('run_result_counts')
-          .select((eb) => ['run_id', ...PARTS.map((p) => eb.fn.sum<number>(p).as(p))] as const)
+          .select((eb) => ['run_id', ...STATUS_COUNT_FIELDS.map((p) => eb.fn.sum<number>(p).as(p))] as const)
           .where('run_id', 'in', ids)
           .groupBy('run_id')
           .execute();
         for (const r of rows) {
           const c = out.get(r.run_id)!;
-          for (const p of PARTS) c[p] = Number(r[p]);
+          for (const p of STATUS_COUNT_FIELDS) c[p] = Number(r[p]);
         }
       }
       return out;
@@ -102,9 +102,6 @@ export function createRunRepo(db: Db) {
   };
 }
 export type RunRepo = ReturnType<typeof createRunRepo>;
-
-/** The columns of `run_result_counts`, named as `StatusCounts`' fields. */
-const PARTS = ['total', 'passed', 'failed', 'skipped', 'flaky'] as const;
 
 /**
  * Deletes runs with every row they own, in the caller's transaction. Tests, suites and artifacts go
