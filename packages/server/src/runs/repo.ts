@@ -104,8 +104,8 @@ export function createRunRepo(db: Db) {
 export type RunRepo = ReturnType<typeof createRunRepo>;
 
 /**
- * Deletes runs with every row they own, in the caller's transaction. Tests, suites and artifacts go
- * by FK cascade; test cases are project-level, so the ones these runs touched get their newest
+ * Deletes runs with every row they own, in the caller's transaction. Tests, suites, artifacts and
+ * the runs' counts (`run_result_counts`) go by FK cascade (tests by a trigger on PostgreSQL); test cases are project-level, so the ones these runs touched get their newest
  * result re-pointed and their stats marked dirty, and a case left with no result at all is removed
  * (it could not be listed: a flakiness entry names its newest result). Their results leave the
  * insights aggregates first (insights/upkeep.ts), and their failures the error-group aggregates
