@@ -63,11 +63,13 @@ const points = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
 
 export async function benchOverhead({ quick, log, reporterTests }) {
   const tests = reporterTests ?? (quick ? 200 : 2_000);
-  // Six rounds put each variant twice in each position of a round; with three, single runs that
-  // moved by ±5% on the shared machine still swung the medians by 3–4 points (docs/benchmarks.md).
-  // A large suite takes minutes per variant: five rounds there (still an odd count for the median).
+  // The verdict is testreport − json, so each round runs those two back to back, in turns first
+  // (testreport then json, json then testreport): single runs move by ±4% on the shared machine,
+  // and two runs next to each other differ less than two further apart (docs/benchmarks.md). Twelve
+  // rounds: with six, a median landed either side of +3 points for a cost near 0. A large suite
+  // takes minutes per run: five rounds there (still an odd count for the median).
   // BENCH_OVERHEAD_ROUNDS=n: fewer rounds where one round of a large suite takes half an hour.
-  const rounds = Number(process.env.BENCH_OVERHEAD_ROUNDS) || (quick ? 1 : tests > 10_000 ? 5 : 6);
+  const rounds = Number(process.env.BENCH_OVERHEAD_ROUNDS) || (quick ? 1 : tests > 10_000 ? 5 : 12);
   // Inside the repository so the suite resolves @playwright/test from the root node_modules.
   const suiteDir = join(root, '.tmp', 'bench-suite');
   writeSuite(suiteDir, tests);
@@ -86,12 +88,14 @@ export async function benchOverhead({ quick, log, reporterTests }) {
         'dot+json': { args: ['--reporter=dot,json'], env: { ...base, PLAYWRIGHT_JSON_OUTPUT_NAME: join(suiteDir, 'report.json') } },
       };
       const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-      const order = Object.entries(variants);
       const loads = [];
       for (let round = 0; round < rounds; round++) {
-        // Each round starts with the next variant, so every 3 rounds each runs once in each position:
-        // with a fixed order, the first of a round came out slowest in most runs on this machine.
-        for (const [name, v] of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
+        const pair = round % 2 === 0 ? ['dot+testreport', 'dot+json'] : ['dot+json', 'dot+testreport'];
+        // dot only scales the difference (points of dot's wall) and gives the ratios: every third
+        // round, first, so the pair stays adjacent.
+        const names = round % 3 === 0 ? ['dot', ...pair] : pair;
+        for (const name of names) {
+          const v = variants[name];
           // What the server does after a testreport run (the finish's recompute, the insights fold)
           // ran into the next variant's time, json's in two rounds of three (140–250 ms of server
           // CPU there): each variant now starts with the server idle (docs/benchmarks.md).
@@ -119,17 +123,19 @@ export async function benchOverhead({ quick, log, reporterTests }) {
       }
       const ours = result.variants['dot+testreport'];
       const json = result.variants['dot+json'];
-      // Paired rounds (issue 30): each round's own difference, testreport − json in points of that
-      // round's dot, so a load change between rounds moves all three runs of a round, not the verdict.
-      const per = (key) => samples.dot.map((d, i) => ((samples['dot+testreport'][i][key] - samples['dot+json'][i][key]) / d[key]) * 100);
+      // Paired rounds (issue 30): each round's own difference, testreport − json, in points of dot's
+      // median, so a load change between rounds moves both runs of a round, not the verdict.
+      const per = (key) => samples['dot+testreport'].map((o, i) => ((o[key] - samples['dot+json'][i][key]) / dot[key]) * 100);
       const wallDiff = spreadOf(per('wallMs'));
       const cpuDiff = spreadOf(per('cpuMs'));
-      result.paired = { wallPoints: per('wallMs'), cpuPoints: per('cpuMs'), wall: wallDiff, cpu: cpuDiff };
+      // The order within a pair, apart: a difference between the two would be a bias of position.
+      const firstOf = (first) => median(per('wallMs').filter((_, i) => (i % 2 === 0) === first));
+      result.paired = { wallPoints: per('wallMs'), cpuPoints: per('cpuMs'), wall: wallDiff, cpu: cpuDiff, wallTestreportFirst: firstOf(true), wallJsonFirst: rounds > 1 ? firstOf(false) : null };
       // The target (issues 18 and 30): no more than 3 points of wall time above Playwright's own json
       // reporter, judged on the median of the rounds' differences.
       result.meetsTargets = wallDiff.median <= 3;
       log(`overhead testreport vs dot: ${((ours.wallRatio - 1) * 100).toFixed(1)}% wall, ${((ours.cpuRatio - 1) * 100).toFixed(1)}% CPU; json ${((json.wallRatio - 1) * 100).toFixed(1)}% wall, ${((json.cpuRatio - 1) * 100).toFixed(1)}% CPU (medians of each variant)`);
-      log(`overhead testreport − json, ${rounds} paired rounds (points of the round's dot): wall median ${points(wallDiff.median)} (rounds ${result.paired.wallPoints.map(points).join(' ')}; IQR ${points(wallDiff.q1)}…${points(wallDiff.q3)}), CPU median ${points(cpuDiff.median)} (IQR ${points(cpuDiff.q1)}…${points(cpuDiff.q3)}); load ${loads.map((l) => l.toFixed(1)).join(' ')}  (target wall ≤ +3 points: ${result.meetsTargets ? 'meets target' : 'misses target'})`);
+      log(`overhead testreport − json, ${rounds} paired rounds (points of dot's median): wall median ${points(wallDiff.median)} (rounds ${result.paired.wallPoints.map(points).join(' ')}; IQR ${points(wallDiff.q1)}…${points(wallDiff.q3)}; testreport first ${points(result.paired.wallTestreportFirst)}${rounds > 1 ? `, json first ${points(result.paired.wallJsonFirst)}` : ''}), CPU median ${points(cpuDiff.median)} (IQR ${points(cpuDiff.q1)}…${points(cpuDiff.q3)}); load ${loads.map((l) => l.toFixed(1)).join(' ')}  (target wall ≤ +3 points: ${result.meetsTargets ? 'meets target' : 'misses target'})`);
       result.finishMs = await finishLatency(server.url, apiKey, projectId, Math.min(tests, 2_000));
       log(`overhead the server's finish (PATCH /runs/:id) of a run of ${Math.min(tests, 2_000)} tests, which onEnd awaits: median ${result.finishMs.toFixed(0)} ms = ${((result.finishMs / dot.wallMs) * 100).toFixed(1)} points of dot's wall time`);
       return result;
