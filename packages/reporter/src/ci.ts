@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { headBranch } from './gitHead.js';
 
 // ci-info is read only when no known provider matched, so loading the reporter does not load it.
 let ciInfo: { isCI: boolean; name: string | null } | undefined;
@@ -255,13 +256,19 @@ function gitFields(log: string | undefined, branch: string | undefined): GitFiel
 
 /** Branch, sha, subject and author of HEAD from the local checkout. */
 export function detectGit(cwd?: string): GitFields {
-  return gitFields(git(LOG_ARGS, cwd), git(BRANCH_ARGS, cwd));
+  const log = git(LOG_ARGS, cwd);
+  if (!log) return gitFields(undefined, undefined);
+  // The HEAD file names the branch (gitHead.ts); git is asked only when it does not say.
+  const branch = headBranch(cwd);
+  return gitFields(log, branch === undefined ? git(BRANCH_ARGS, cwd) : (branch ?? undefined));
 }
 
-/** `detectGit` with both git commands run at once, in the background. */
+/** `detectGit` in the background: Playwright's process does not wait for git. */
 async function detectGitAsync(cwd?: string): Promise<GitFields> {
-  const [log, branch] = await Promise.all([gitAsync(LOG_ARGS, cwd), gitAsync(BRANCH_ARGS, cwd)]);
-  return gitFields(log, branch);
+  const log = await gitAsync(LOG_ARGS, cwd);
+  if (!log) return gitFields(undefined, undefined);
+  const branch = headBranch(cwd);
+  return gitFields(log, branch === undefined ? await gitAsync(BRANCH_ARGS, cwd) : (branch ?? undefined));
 }
 
 export interface DetectCiOptions {
