@@ -33,7 +33,7 @@ if (values.help) {
   --reporter-tests N  tests in the overhead part's suite (default 2000; 50000 for issue 30's goal: one round ≈ 21 min on 2 cores)
   BENCH_SAMPLES=n     requests per endpoint in reads10m (default 100, quick 30)
   BENCH_UPKEEP_ROUNDS=n  interleaved rounds per build in upkeep (default 3)
-  BENCH_OVERHEAD_ROUNDS=n  paired rounds of the overhead part (default 6; 5 above 10,000 tests)
+  BENCH_OVERHEAD_ROUNDS=n  paired rounds of the overhead part (default 12; 5 above 10,000 tests)
   BENCH_CPU_PROF=dir  every server started writes a V8 CPU profile to dir when it stops
   BENCH_SERVER_NODE_ARGS="--trace-gc"  node flags for every server started (BENCH_SERVER_STDERR=1 shows what they print)
 `);
